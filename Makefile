@@ -1,0 +1,102 @@
+# provision: one binary, a static library, Check unit tests, shell e2e tests.
+#
+#   make deps        install every Debian package the build, tests and demo need (root)
+#   make             build ./provision
+#   make test        unit tests, then CLI golden tests and end-to-end tests
+#   make test SAN=1  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make demo        the main job end to end on the local testbed
+#   make bench       benchmarks (bench/), by hand
+#   make style       banned functions and header self-containment
+
+CC	?= cc
+PKGS	 = yaml-0.1 libssh2 libcurl libarchive libpci
+WARN	 = -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
+	   -Wformat-security -Wno-unused-parameter -Wshadow
+CFLAGS	?= -O2 -g
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -Ilib -Icmd
+LIBS	 = $(shell pkg-config --libs $(PKGS)) -lcrypto -lm
+CHECK_LIBS = $(shell pkg-config --libs check)
+
+ifeq ($(SAN),1)
+BUILD	 = build-san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDSAN	 = -fsanitize=address,undefined
+else
+BUILD	 = build
+LDSAN	 =
+endif
+
+LIB_SRCS  = $(sort $(wildcard lib/*.c))
+CMD_SRCS  = $(sort $(wildcard cmd/*.c))
+TEST_SRCS = $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJS  = $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS  = $(CMD_SRCS:%.c=$(BUILD)/%.o)
+TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+BIN	  = $(BUILD)/provision
+
+# Debian packages: build, unit tests, e2e tests (sshd, testbed, emulator), demo.
+DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
+	libcurl4-openssl-dev libarchive-dev libpci-dev libssl-dev check \
+	openssh-client openssh-server pciutils pci.ids shellcheck debootstrap \
+	iproute2 util-linux procps python3 openssl curl ca-certificates \
+	xorriso vagrant chromium clang libclang-rt-14-dev
+
+.PHONY: all deps test unit e2e cli demo bench style check-headers clean fuzz
+all: provision
+
+provision: $(BIN)
+	@if [ "$(SAN)" != 1 ]; then cp $(BIN) provision; fi
+
+$(BUILD)/libprov.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CMD_OBJS) $(BUILD)/libprov.a
+	$(CC) $(LDSAN) -o $@ $(CMD_OBJS) $(BUILD)/libprov.a $(LIBS)
+
+$(BUILD)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libprov.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDSAN) -o $@ $< $(BUILD)/libprov.a $(LIBS) $(CHECK_LIBS)
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEPS_PKGS)
+
+# Unit tests first (fast), then the CLI against real files and real processes.
+test: unit cli e2e
+
+unit: $(TEST_BINS) $(BIN)
+	@fail=0; for t in $(TEST_BINS); do \
+		echo "== $$t"; \
+		PROV_SRCDIR=$(CURDIR) $$t || fail=1; \
+	done; exit $$fail
+
+cli: $(BIN)
+	@PROVISION=$(CURDIR)/$(BIN) sh tests/cli/run.sh
+
+e2e: $(BIN)
+	@PROVISION=$(CURDIR)/$(BIN) SAN=$(SAN) sh tests/e2e/run.sh
+
+demo: provision
+	./scripts/demo
+
+bench: provision
+	./bench/check.sh
+
+style:
+	@! grep -nE '\b(sprintf|strcpy|strcat|strtok|gets|atoi|strncpy)\(' lib/*.c cmd/*.c | grep -v 'snprintf\|vsnprintf' || \
+		{ echo "banned function used"; exit 1; }
+	@$(MAKE) -s check-headers
+
+check-headers:
+	@for h in lib/*.h cmd/*.h; do \
+		printf '#include "compat.h"\n#include "%s"\n' $$(basename $$h) | \
+		$(CC) $(ALL_CFLAGS) -fsyntax-only -x c - || exit 1; \
+	done
+
+clean:
+	rm -rf build build-san provision

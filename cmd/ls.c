@@ -1,0 +1,156 @@
+/*
+ * ls.c: `provision ls PLAN`: the plan's nodes, ranges expanded.
+ *
+ * The table a user checks before anything runs: every node with its role,
+ * hardware model, rack position and address; `--json` for scripts (the
+ * local testbed reads it).  Output is streamed: a plan of 100,000 nodes
+ * prints without building anything beyond the plan itself.
+ */
+#include "compat.h"
+
+#include "buf.h"
+#include "cmd.h"
+#include "hostlist.h"
+
+struct ls_opts {
+	int		 json;
+	const char	*nodes;
+};
+
+static const struct opt_spec ls_opts_spec[] = {
+	{ "json", 0, OPT_BOOL, offsetof(struct ls_opts, json), NULL,
+	  "print JSON: {\"nodes\": [ ... ]}" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct ls_opts, nodes), "NODESET",
+	  "only these nodes (hostlist, e.g. gpu[01-04])" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static int cmd_ls_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_ls_entry = {
+	"ls", "nodes", "[--json] [-n NODESET] PLAN",
+	"list the plan's nodes with role, hardware, rack position and address",
+	ls_opts_spec, sizeof(struct ls_opts), NULL, CMD_LOADS_PLAN, cmd_ls_exec
+};
+
+static void
+cmd_ls_json(struct buf *b, struct plan_node *nd, int first)
+{
+	size_t	i;
+
+	buf_adds(b, first ? "\n  {" : ",\n  {");
+	buf_adds(b, "\"name\": ");
+	buf_add_json(b, nd->name);
+	buf_adds(b, ", \"role\": ");
+	buf_add_json(b, plan_role_name(nd->role));
+	buf_adds(b, ", \"hardware\": ");
+	if (nd->hardware != NULL)
+		buf_add_json(b, nd->hardware);
+	else
+		buf_adds(b, "null");
+	buf_adds(b, ", \"rack\": ");
+	if (nd->rack != NULL)
+		buf_add_json(b, nd->rack);
+	else
+		buf_adds(b, "null");
+	if (nd->u > 0)
+		buf_addf(b, ", \"u\": %ld", nd->u);
+	else
+		buf_adds(b, ", \"u\": null");
+	buf_adds(b, ", \"address\": ");
+	if (nd->address != NULL)
+		buf_add_json(b, nd->address);
+	else
+		buf_adds(b, "null");
+	if (nd->mac != NULL) {
+		buf_adds(b, ", \"mac\": ");
+		buf_add_json(b, nd->mac);
+	}
+	if (nd->nifaces > 0) {
+		buf_adds(b, ", \"interfaces\": {");
+		for (i = 0; i < nd->nifaces; i++) {
+			buf_adds(b, i ? ", " : "");
+			buf_add_json(b, nd->ifaces[i].network);
+			buf_adds(b, ": ");
+			buf_add_json(b, nd->ifaces[i].address);
+		}
+		buf_adds(b, "}");
+	}
+	if (nd->bmc != NULL) {
+		buf_adds(b, ", \"bmc\": ");
+		buf_add_json(b, nd->bmc->address);
+	}
+	buf_adds(b, "}");
+}
+
+static int
+cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct ls_opts		 *o = optsp;
+	struct plan		 *p = ctx->plan;
+	struct plan_node	**sel = NULL;
+	struct prov_err		  err = PROV_ERR_INIT;
+	struct buf		  b = BUF_INIT;
+	size_t			  i, n, wname = 4, whw = 8;
+	int			  r = PROV_EXIT_USAGE;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_ls_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (o->nodes != NULL) {
+		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+			fprintf(ctx->err, "provision ls: %s\n", err.msg);
+			goto out;
+		}
+	} else {
+		n = p->nnodes;
+		sel = xcalloc(n + 1, sizeof *sel);
+		for (i = 0; i < n; i++)
+			sel[i] = &p->nodes[i];
+	}
+	if (o->json) {
+		buf_adds(&b, "{\"cluster\": ");
+		buf_add_json(&b, p->cluster);
+		buf_adds(&b, ", \"nodes\": [");
+		for (i = 0; i < n; i++) {
+			cmd_ls_json(&b, sel[i], i == 0);
+			if (b.len > 65536) {
+				fwrite(b.buf, 1, b.len, ctx->out);
+				buf_reset(&b);
+			}
+		}
+		buf_adds(&b, "\n]}\n");
+		fwrite(b.buf, 1, b.len, ctx->out);
+		r = 0;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		size_t	l = strlen(sel[i]->name);
+
+		wname = l > wname ? l : wname;
+		l = sel[i]->hardware ? strlen(sel[i]->hardware) : 1;
+		whw = l > whw ? l : whw;
+	}
+	fprintf(ctx->out, "%-*s  %-7s  %-*s  %-10s  %s\n", (int)wname, "NODE",
+	    "ROLE", (int)whw, "HARDWARE", "RACK/U", "ADDRESS");
+	for (i = 0; i < n; i++) {
+		struct plan_node	*nd = sel[i];
+		char			 pos[64];
+
+		if (nd->rack != NULL && nd->u > 0)
+			snprintf(pos, sizeof pos, "%s/U%ld", nd->rack, nd->u);
+		else
+			snprintf(pos, sizeof pos, "%s", nd->rack ? nd->rack : "-");
+		fprintf(ctx->out, "%-*s  %-7s  %-*s  %-10s  %s\n", (int)wname,
+		    nd->name, plan_role_name(nd->role), (int)whw,
+		    nd->hardware ? nd->hardware : "-", pos,
+		    nd->address ? nd->address : "-");
+	}
+	fprintf(ctx->out, "%zu node%s\n", n, n == 1 ? "" : "s");
+	r = 0;
+out:
+	prov_err_release(&err);
+	buf_release(&b);
+	free(sel);
+	return r;
+}

@@ -1,0 +1,1441 @@
+/*
+ * plan.c: read a cluster plan (YAML, version 1) into `struct plan`.
+ *
+ * The shape it accepts (docs/plan.md has every key):
+ *
+ *	version: 1
+ *	cluster:   { name: NAME, domain: DNS-DOMAIN }
+ *	profiles:  [ DIR, ... ]			extra catalog dirs
+ *	hardware:  { MODEL: { system, cpu: {model, count}, memory_gb,
+ *		     gpus: {model, count}, nics: [ {model, count, network} ],
+ *		     drives: [ {kind, count, tb} ], psu: {count, watts,
+ *		     redundancy}, mig: [PROFILE, ...] } }
+ *	racks:     { RACK: { units, depth_mm, cooling_kw, cooling,
+ *		     pdus: [ {volts, amps, phases, feed, derate} ] } }
+ *	networks:  { NET: { cidr, kind, gbps, role } }
+ *	switches:  { NAME: { model, network, rack, u } }
+ *	ssh:       { user, identity, known_hosts, host_keys, jump, forks,
+ *		     port, connect_timeout_s, command_timeout_s,
+ *		     passphrase_env, become }
+ *	nodes:     [ { name: HOSTLIST, role, hardware, rack, u,
+ *		       address: HOSTLIST, mac, macs, interfaces: { NET: HOSTLIST },
+ *		       bmc: { address: HOSTLIST, user, password_env,
+ *			      password_file, ca_file, insecure, port } } ]
+ *	software:  { os: {distro, release}, gpu_driver: {branch, version, cuda},
+ *		     container_runtime: {engine, nvidia_toolkit},
+ *		     orchestrator: {kind, slurm: {cluster_name, partitions},
+ *				    kubernetes: {version, pod_cidr, cni}},
+ *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
+ *				  grafana}, extras: [ ... ] }
+ *
+ * Loading is one pass over the YAML tree per section, then node
+ * expansion (hostlists streamed, never materialised twice), then
+ * cross-references.  Every error is collected; the plan is returned only
+ * when there were none.
+ */
+#include "compat.h"
+
+#include <arpa/inet.h>
+#include <libgen.h>
+#include <math.h>
+
+#include "buf.h"
+#include "catalog.h"
+#include "hostlist.h"
+#include "plan.h"
+#include "schema.h"
+#include "str.h"
+#include "strmap.h"
+
+#define PLAN_MAX_NODES_DEFAULT	1000000
+
+struct plan_index {
+	struct strmap	nodes;
+	struct strmap	hw;
+	struct strmap	racks;
+	struct strmap	nets;
+};
+
+struct plan_ld {
+	struct plan		*p;
+	struct schema_ctx	 sc;
+	struct prov_errs	*errs;
+	const struct plan_opts	*opts;
+	size_t			 max_nodes;
+	size_t			 nodes_alloc;
+};
+
+static const char *const plan_roles[] = { "worker", "head", "login",
+    "storage", "service", NULL };
+static const char *const plan_net_kinds[] = { "ethernet", "infiniband", NULL };
+static const char *const plan_net_roles[] = { "management", "cluster",
+    "fabric", "storage", "bmc", NULL };
+static const char *const plan_feeds[] = { "A", "B", "C", "D", NULL };
+static const char *const plan_coolings[] = { "air", "liquid", "rear-door",
+    NULL };
+static const char *const plan_host_keys[] = { "strict", "accept-new", NULL };
+static const char *const plan_become[] = { "sudo", NULL };
+static const char *const plan_distros[] = { "debian", "ubuntu", "rocky",
+    "rhel", NULL };
+static const char *const plan_runtimes[] = { "containerd", "docker",
+    "apptainer", "none", NULL };
+static const char *const plan_orchs[] = { "slurm", "kubernetes", "none",
+    NULL };
+static const char *const plan_cnis[] = { "calico", "flannel", "cilium", NULL };
+static const char *const plan_drive_kinds[] = { "nvme", "ssd", "hdd", NULL };
+
+#define NOLIM 1, 0
+#define F(k, t, s, m, fl) { k, t, offsetof(s, m), fl, NULL, NULL, NOLIM }
+#define FR(k, t, s, m, fl, lo, hi) { k, t, offsetof(s, m), fl, NULL, NULL, lo, hi }
+#define FE(k, s, m, fl, e) { k, SCHEMA_ENUM, offsetof(s, m), fl, e, NULL, NOLIM }
+#define FEND { NULL, SCHEMA_END, 0, 0, NULL, NULL, NOLIM }
+
+struct plan_cluster_raw {
+	const char	*name, *domain;
+};
+
+static const struct schema_field plan_cluster_fields[] = {
+	F("name", SCHEMA_HOST, struct plan_cluster_raw, name, SCHEMA_REQUIRED),
+	F("domain", SCHEMA_HOST, struct plan_cluster_raw, domain, 0),
+	FEND
+};
+
+static const struct schema_field plan_part_fields[] = {
+	F("model", SCHEMA_WORD, struct plan_part, model, SCHEMA_REQUIRED),
+	FR("count", SCHEMA_INT, struct plan_part, count, 0, 0, 64),
+	FEND
+};
+
+static const struct schema_field plan_nic_fields[] = {
+	F("model", SCHEMA_WORD, struct plan_nic, model, SCHEMA_REQUIRED),
+	FR("count", SCHEMA_INT, struct plan_nic, count, 0, 1, 64),
+	F("network", SCHEMA_WORD, struct plan_nic, network, SCHEMA_NULLABLE),
+	FEND
+};
+
+static const struct schema_field plan_drive_fields[] = {
+	FE("kind", struct plan_drive, kind, SCHEMA_REQUIRED, plan_drive_kinds),
+	FR("count", SCHEMA_INT, struct plan_drive, count, 0, 1, 256),
+	FR("tb", SCHEMA_NUM, struct plan_drive, tb, 0, 0, 1000),
+	FR("power_w", SCHEMA_NUM, struct plan_drive, power_w, 0, 0, 1000),
+	FEND
+};
+
+static const struct schema_field plan_psu_fields[] = {
+	FR("count", SCHEMA_INT, struct plan_psu, count, 0, 1, 32),
+	FR("watts", SCHEMA_NUM, struct plan_psu, watts, 0, 1, 100000),
+	F("redundancy", SCHEMA_STR, struct plan_psu, redundancy, 0),
+	FEND
+};
+
+struct plan_hw_raw {
+	const char		*system;
+	const struct yml_node	*cpu, *gpus, *nics, *drives, *psu;
+	double			 memory_gb;
+	struct strvec		 mig;
+};
+
+static const struct schema_field plan_hw_fields[] = {
+	F("system", SCHEMA_WORD, struct plan_hw_raw, system, SCHEMA_REQUIRED),
+	F("cpu", SCHEMA_NODE, struct plan_hw_raw, cpu, 0),
+	FR("memory_gb", SCHEMA_NUM, struct plan_hw_raw, memory_gb, 0, 0, 1e7),
+	F("gpus", SCHEMA_NODE, struct plan_hw_raw, gpus, 0),
+	F("nics", SCHEMA_NODE, struct plan_hw_raw, nics, 0),
+	F("drives", SCHEMA_NODE, struct plan_hw_raw, drives, 0),
+	F("psu", SCHEMA_NODE, struct plan_hw_raw, psu, 0),
+	F("mig", SCHEMA_STRLIST, struct plan_hw_raw, mig, 0),
+	FEND
+};
+
+struct plan_pdu_raw {
+	double		 volts, amps, derate;
+	long		 phases;
+	const char	*feed;
+};
+
+static const struct schema_field plan_pdu_fields[] = {
+	FR("volts", SCHEMA_NUM, struct plan_pdu_raw, volts, SCHEMA_REQUIRED, 1, 1000),
+	FR("amps", SCHEMA_NUM, struct plan_pdu_raw, amps, SCHEMA_REQUIRED, 1, 1000),
+	FR("phases", SCHEMA_INT, struct plan_pdu_raw, phases, 0, 1, 3),
+	FE("feed", struct plan_pdu_raw, feed, 0, plan_feeds),
+	FR("derate", SCHEMA_NUM, struct plan_pdu_raw, derate, 0, 0.1, 1),
+	FEND
+};
+
+struct plan_rack_raw {
+	long			 units;
+	double			 depth_mm, cooling_kw;
+	const char		*cooling;
+	const struct yml_node	*pdus;
+};
+
+static const struct schema_field plan_rack_fields[] = {
+	FR("units", SCHEMA_INT, struct plan_rack_raw, units, SCHEMA_REQUIRED, 1, 100),
+	FR("depth_mm", SCHEMA_NUM, struct plan_rack_raw, depth_mm, 0, 100, 3000),
+	FR("cooling_kw", SCHEMA_NUM, struct plan_rack_raw, cooling_kw, 0, 0, 10000),
+	FE("cooling", struct plan_rack_raw, cooling, 0, plan_coolings),
+	F("pdus", SCHEMA_NODE, struct plan_rack_raw, pdus, 0),
+	FEND
+};
+
+static const struct schema_field plan_net_fields[] = {
+	F("cidr", SCHEMA_STR, struct plan_net, cidr, SCHEMA_REQUIRED),
+	FE("kind", struct plan_net, kind, 0, plan_net_kinds),
+	FR("gbps", SCHEMA_NUM, struct plan_net, gbps, 0, 0.001, 100000),
+	FE("role", struct plan_net, role, 0, plan_net_roles),
+	FEND
+};
+
+static const struct schema_field plan_switch_fields[] = {
+	F("model", SCHEMA_WORD, struct plan_switch, model, SCHEMA_REQUIRED),
+	F("network", SCHEMA_WORD, struct plan_switch, network, 0),
+	F("rack", SCHEMA_WORD, struct plan_switch, rack, 0),
+	FR("u", SCHEMA_INT, struct plan_switch, u, 0, 1, 100),
+	FEND
+};
+
+struct plan_ssh_raw {
+	const char	*user, *identity, *known_hosts, *host_keys, *jump;
+	const char	*passphrase_env, *become;
+	long		 forks, port, connect_timeout_s, command_timeout_s;
+};
+
+static const struct schema_field plan_ssh_fields[] = {
+	F("user", SCHEMA_WORD, struct plan_ssh_raw, user, 0),
+	F("identity", SCHEMA_STR, struct plan_ssh_raw, identity, SCHEMA_NULLABLE),
+	F("known_hosts", SCHEMA_STR, struct plan_ssh_raw, known_hosts, 0),
+	FE("host_keys", struct plan_ssh_raw, host_keys, 0, plan_host_keys),
+	F("jump", SCHEMA_STR, struct plan_ssh_raw, jump, SCHEMA_NULLABLE),
+	FR("forks", SCHEMA_INT, struct plan_ssh_raw, forks, 0, 1, 4096),
+	FR("port", SCHEMA_INT, struct plan_ssh_raw, port, 0, 1, 65535),
+	FR("connect_timeout_s", SCHEMA_INT, struct plan_ssh_raw, connect_timeout_s, 0, 1, 3600),
+	FR("command_timeout_s", SCHEMA_INT, struct plan_ssh_raw, command_timeout_s, 0, 0, 604800),
+	F("passphrase_env", SCHEMA_WORD, struct plan_ssh_raw, passphrase_env, 0),
+	FE("become", struct plan_ssh_raw, become, SCHEMA_NULLABLE, plan_become),
+	FEND
+};
+
+struct plan_node_raw {
+	const char		*name, *role, *hardware, *rack, *address, *mac;
+	long			 u;
+	const struct yml_node	*macs, *interfaces, *bmc;
+};
+
+static const struct schema_field plan_node_fields[] = {
+	F("name", SCHEMA_STR, struct plan_node_raw, name, SCHEMA_REQUIRED),
+	FE("role", struct plan_node_raw, role, 0, plan_roles),
+	F("hardware", SCHEMA_WORD, struct plan_node_raw, hardware, 0),
+	F("rack", SCHEMA_WORD, struct plan_node_raw, rack, 0),
+	FR("u", SCHEMA_INT, struct plan_node_raw, u, 0, 1, 100),
+	F("address", SCHEMA_STR, struct plan_node_raw, address, 0),
+	F("mac", SCHEMA_STR, struct plan_node_raw, mac, 0),
+	F("macs", SCHEMA_NODE, struct plan_node_raw, macs, 0),
+	F("interfaces", SCHEMA_NODE, struct plan_node_raw, interfaces, 0),
+	F("bmc", SCHEMA_NODE, struct plan_node_raw, bmc, 0),
+	FEND
+};
+
+struct plan_bmc_raw {
+	const char	*address, *user, *password_env, *password_file, *ca_file;
+	int		 insecure;
+	long		 port;
+};
+
+static const struct schema_field plan_bmc_fields[] = {
+	F("address", SCHEMA_STR, struct plan_bmc_raw, address, SCHEMA_REQUIRED),
+	F("user", SCHEMA_STR, struct plan_bmc_raw, user, 0),
+	F("password_env", SCHEMA_WORD, struct plan_bmc_raw, password_env, 0),
+	F("password_file", SCHEMA_STR, struct plan_bmc_raw, password_file, 0),
+	F("ca_file", SCHEMA_STR, struct plan_bmc_raw, ca_file, 0),
+	F("insecure", SCHEMA_BOOL, struct plan_bmc_raw, insecure, 0),
+	FR("port", SCHEMA_INT, struct plan_bmc_raw, port, 0, 1, 65535),
+	FEND
+};
+
+/* software: nested sections bound straight into struct plan_software. */
+static const struct schema_field plan_os_fields[] = {
+	FE("distro", struct plan_software, os_distro, SCHEMA_REQUIRED, plan_distros),
+	F("release", SCHEMA_WORD, struct plan_software, os_release, SCHEMA_REQUIRED),
+	FEND
+};
+
+static const struct schema_field plan_driver_fields[] = {
+	F("branch", SCHEMA_WORD, struct plan_software, driver_branch, 0),
+	F("version", SCHEMA_WORD, struct plan_software, driver_version, 0),
+	F("cuda", SCHEMA_WORD, struct plan_software, cuda, 0),
+	FEND
+};
+
+static const struct schema_field plan_runtime_fields[] = {
+	FE("engine", struct plan_software, runtime, SCHEMA_REQUIRED, plan_runtimes),
+	F("nvidia_toolkit", SCHEMA_BOOL, struct plan_software, nvidia_toolkit, 0),
+	FEND
+};
+
+struct plan_sw_raw {
+	struct plan_software	*sw;
+	const struct yml_node	*partitions;
+};
+
+static const struct schema_field plan_slurm_fields[] = {
+	F("cluster_name", SCHEMA_HOST, struct plan_software, slurm_cluster, 0),
+	F("partitions", SCHEMA_NODE, struct plan_software, src, 0),
+	FEND
+};
+
+static const struct schema_field plan_k8s_fields[] = {
+	F("version", SCHEMA_WORD, struct plan_software, k8s_version, 0),
+	F("pod_cidr", SCHEMA_STR, struct plan_software, k8s_pod_cidr, 0),
+	FE("cni", struct plan_software, k8s_cni, 0, plan_cnis),
+	FEND
+};
+
+static const struct schema_field plan_orch_fields[] = {
+	FE("kind", struct plan_software, orchestrator, SCHEMA_REQUIRED, plan_orchs),
+	{ "slurm", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_slurm_fields, NOLIM },
+	{ "kubernetes", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_k8s_fields, NOLIM },
+	FEND
+};
+
+static const struct schema_field plan_mon_fields[] = {
+	F("node_exporter", SCHEMA_BOOL, struct plan_software, node_exporter, 0),
+	F("dcgm_exporter", SCHEMA_BOOL, struct plan_software, dcgm_exporter, 0),
+	F("prometheus", SCHEMA_HOST, struct plan_software, prometheus, SCHEMA_NULLABLE),
+	F("grafana", SCHEMA_HOST, struct plan_software, grafana, SCHEMA_NULLABLE),
+	FEND
+};
+
+static const struct schema_field plan_sw_fields[] = {
+	{ "os", SCHEMA_OBJ, 0, 0, NULL, plan_os_fields, NOLIM },
+	{ "gpu_driver", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_driver_fields, NOLIM },
+	{ "container_runtime", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_runtime_fields, NOLIM },
+	{ "orchestrator", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_orch_fields, NOLIM },
+	{ "monitoring", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_mon_fields, NOLIM },
+	F("extras", SCHEMA_STRLIST, struct plan_software, extras, 0),
+	FEND
+};
+
+static const struct schema_field plan_partition_fields[] = {
+	F("name", SCHEMA_WORD, struct plan_partition, name, SCHEMA_REQUIRED),
+	F("nodes", SCHEMA_STR, struct plan_partition, nodes, SCHEMA_REQUIRED),
+	F("default", SCHEMA_BOOL, struct plan_partition, is_default, 0),
+	F("max_time", SCHEMA_WORD, struct plan_partition, max_time, 0),
+	FEND
+};
+
+static const char *const plan_top_keys[] = { "version", "cluster", "profiles",
+    "hardware", "racks", "networks", "switches", "ssh", "nodes", "software",
+    NULL };
+
+static struct prov_loc
+plan_ld_loc(struct plan_ld *ld, const struct yml_node *n)
+{
+	return yml_loc(&ld->p->doc, n);
+}
+
+static int
+plan_ld_err(struct plan_ld *ld, const struct yml_node *n, const char *hint,
+    const char *fmt, ...) PROV_PRINTF(4, 5);
+
+static int
+plan_ld_err(struct plan_ld *ld, const struct yml_node *n, const char *hint,
+    const char *fmt, ...)
+{
+	struct prov_err	e = PROV_ERR_INIT;
+	struct prov_loc	loc = plan_ld_loc(ld, n);
+	va_list		ap;
+	char		*msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = xstrdup(fmt);
+	va_end(ap);
+	prov_err_setloc(&e, PROV_E_PLAN, &loc, hint, "%s", msg);
+	free(msg);
+	prov_errs_push(ld->errs, &e);
+	return -1;
+}
+
+/* "did you mean" over a strmap-less list of names. */
+static char *
+plan_hint(const char *name, const char *const *cands, const char *what)
+{
+	const char	*near = cands != NULL ? str_suggest(name, cands) : NULL;
+
+	if (near != NULL)
+		return xasprintf("did you mean '%s'?", near);
+	if (what != NULL)
+		return xasprintf("define it under '%s:'", what);
+	return NULL;
+}
+
+int
+plan_parse_ipv4(const char *s, uint32_t *out)
+{
+	struct in_addr	a;
+	const char	*p;
+	int		 dots = 0;
+
+	/* inet_pton also rejects leading zeros ambiguity in glibc. */
+	for (p = s; *p != '\0'; p++)
+		if (*p == '.')
+			dots++;
+	if (dots != 3 || inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*out = ntohl(a.s_addr);
+	return 0;
+}
+
+static int
+plan_parse_cidr(struct plan_net *n)
+{
+	char		 addr[32];
+	const char	*slash = strchr(n->cidr, '/');
+	long		 prefix;
+
+	if (slash == NULL || (size_t)(slash - n->cidr) >= sizeof addr)
+		return -1;
+	memcpy(addr, n->cidr, (size_t)(slash - n->cidr));
+	addr[slash - n->cidr] = '\0';
+	if (plan_parse_ipv4(addr, &n->addr) != 0 ||
+	    str_to_long(slash + 1, &prefix) != 0 || prefix < 0 || prefix > 32)
+		return -1;
+	n->prefix = (int)prefix;
+	n->mask = prefix == 0 ? 0 : 0xffffffffu << (32 - prefix);
+	return 0;
+}
+
+/* A mapping section: name -> entry, with a callback per entry. */
+static void
+plan_each_entry(struct plan_ld *ld, const struct yml_node *sec,
+    const char *what, void (*fn)(struct plan_ld *, const struct yml_node *k,
+    const struct yml_node *v, size_t i))
+{
+	size_t	i;
+
+	if (sec == NULL || yml_is_null(sec))
+		return;
+	if (sec->kind != YML_MAP) {
+		schema_type_error(&ld->sc, sec, what, "a mapping of names");
+		return;
+	}
+	for (i = 0; i < sec->n; i++) {
+		const struct yml_node	*k = sec->u.pairs[i].key;
+
+		if (!str_is_safe_word(k->u.s)) {
+			plan_ld_err(ld, k, "use letters, digits, '.', '_', "
+			    "'+' and '-' only", "bad %s name '%s'", what,
+			    k->u.s);
+			continue;
+		}
+		fn(ld, k, sec->u.pairs[i].val, i);
+	}
+}
+
+static void
+plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
+    const struct yml_node *v, size_t i)
+{
+	struct plan_hw		*hw = &ld->p->hw[i];
+	struct plan_hw_raw	 raw;
+	size_t			 j;
+
+	memset(&raw, 0, sizeof raw);
+	raw.memory_gb = NAN;
+	raw.mig = (struct strvec)STRVEC_INIT;
+	hw->name = k->u.s;
+	hw->src = v;
+	hw->memory_gb = NAN;
+	hw->cpu.count = hw->gpus.count = -1;
+	hw->psu.count = -1;
+	hw->psu.watts = NAN;
+	hw->mig = (struct strvec)STRVEC_INIT;
+	(void)schema_bind(&ld->sc, v, plan_hw_fields, &raw);
+	hw->system = raw.system;
+	hw->memory_gb = raw.memory_gb;
+	hw->mig = raw.mig;
+	if (raw.cpu != NULL) {
+		hw->cpu.src = raw.cpu;
+		(void)schema_bind(&ld->sc, raw.cpu, plan_part_fields, &hw->cpu);
+	}
+	if (raw.gpus != NULL) {
+		hw->gpus.src = raw.gpus;
+		(void)schema_bind(&ld->sc, raw.gpus, plan_part_fields, &hw->gpus);
+	}
+	if (raw.psu != NULL) {
+		hw->psu.src = raw.psu;
+		(void)schema_bind(&ld->sc, raw.psu, plan_psu_fields, &hw->psu);
+	}
+	if (raw.nics != NULL) {
+		if (raw.nics->kind != YML_SEQ)
+			schema_type_error(&ld->sc, raw.nics, "nics", "a list");
+		else {
+			hw->nics = xcalloc(raw.nics->n, sizeof *hw->nics);
+			hw->nnics = raw.nics->n;
+			for (j = 0; j < raw.nics->n; j++) {
+				hw->nics[j].count = 1;
+				hw->nics[j].src = raw.nics->u.items[j];
+				(void)schema_bind(&ld->sc, raw.nics->u.items[j],
+				    plan_nic_fields, &hw->nics[j]);
+			}
+		}
+	}
+	if (raw.drives != NULL) {
+		if (raw.drives->kind != YML_SEQ)
+			schema_type_error(&ld->sc, raw.drives, "drives", "a list");
+		else {
+			hw->drives = xcalloc(raw.drives->n, sizeof *hw->drives);
+			hw->ndrives = raw.drives->n;
+			for (j = 0; j < raw.drives->n; j++) {
+				hw->drives[j].count = 1;
+				hw->drives[j].tb = NAN;
+				hw->drives[j].power_w = NAN;
+				hw->drives[j].src = raw.drives->u.items[j];
+				(void)schema_bind(&ld->sc, raw.drives->u.items[j],
+				    plan_drive_fields, &hw->drives[j]);
+			}
+		}
+	}
+	if (hw->psu.redundancy != NULL) {
+		long	a, b;
+		char	*plus = strchr(hw->psu.redundancy, '+');
+
+		if (plus == NULL ||
+		    (strncmp(hw->psu.redundancy, "N", 1) != 0 &&
+		    sscanf(hw->psu.redundancy, "%ld+%ld", &a, &b) != 2))
+			plan_ld_err(ld, yml_map_get(hw->psu.src, "redundancy"),
+			    "write 'N+1', 'N+N', 'N' or counts like '2+2'",
+			    "bad redundancy '%s'", hw->psu.redundancy);
+	}
+	strmap_add(&ld->p->index->hw, hw->name, hw);
+}
+
+static void
+plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
+    const struct yml_node *v, size_t i)
+{
+	struct plan_rack	*r = &ld->p->racks[i];
+	struct plan_rack_raw	 raw = { 0, NAN, NAN, NULL, NULL };
+	size_t			 j;
+
+	r->name = k->u.s;
+	r->src = v;
+	(void)schema_bind(&ld->sc, v, plan_rack_fields, &raw);
+	r->units = raw.units;
+	r->depth_mm = raw.depth_mm;
+	r->cooling_kw = raw.cooling_kw;
+	r->cooling = raw.cooling;
+	if (raw.pdus != NULL) {
+		if (raw.pdus->kind != YML_SEQ) {
+			schema_type_error(&ld->sc, raw.pdus, "pdus", "a list");
+		} else {
+			r->pdus = xcalloc(raw.pdus->n, sizeof *r->pdus);
+			r->npdus = raw.pdus->n;
+			for (j = 0; j < raw.pdus->n; j++) {
+				struct plan_pdu_raw pr = { 0, 0, 0.8, 1, "A" };
+				struct plan_pdu	*pd = &r->pdus[j];
+
+				(void)schema_bind(&ld->sc, raw.pdus->u.items[j],
+				    plan_pdu_fields, &pr);
+				pd->volts = pr.volts;
+				pd->amps = pr.amps;
+				pd->phases = (int)pr.phases;
+				pd->derate = pr.derate;
+				snprintf(pd->feed, sizeof pd->feed, "%s",
+				    pr.feed);
+				pd->src = raw.pdus->u.items[j];
+				if (pd->phases == 2)
+					plan_ld_err(ld, yml_map_get(pd->src,
+					    "phases"), "use 1 or 3",
+					    "'phases' must be 1 or 3, not 2");
+			}
+		}
+	}
+	strmap_add(&ld->p->index->racks, r->name, r);
+}
+
+static void
+plan_load_net(struct plan_ld *ld, const struct yml_node *k,
+    const struct yml_node *v, size_t i)
+{
+	struct plan_net	*n = &ld->p->nets[i];
+
+	n->name = k->u.s;
+	n->src = v;
+	n->kind = "ethernet";
+	n->gbps = NAN;
+	if (schema_bind(&ld->sc, v, plan_net_fields, n) == 0 &&
+	    plan_parse_cidr(n) != 0)
+		plan_ld_err(ld, yml_map_get(v, "cidr"),
+		    "write an IPv4 network like '192.0.2.0/24'",
+		    "bad cidr '%s'", n->cidr);
+	else if (n->cidr != NULL && (n->addr & ~n->mask) != 0)
+		plan_ld_err(ld, yml_map_get(v, "cidr"), NULL,
+		    "cidr '%s' has host bits set", n->cidr);
+	strmap_add(&ld->p->index->nets, n->name, n);
+}
+
+static void
+plan_load_switch(struct plan_ld *ld, const struct yml_node *k,
+    const struct yml_node *v, size_t i)
+{
+	struct plan_switch	*s = &ld->p->switches[i];
+
+	s->name = k->u.s;
+	s->src = v;
+	(void)schema_bind(&ld->sc, v, plan_switch_fields, s);
+}
+
+/* "~/x" -> "$HOME/x"; relative -> relative to the plan's directory. */
+static const char *
+plan_path(struct plan_ld *ld, const char *path)
+{
+	struct plan	*p = ld->p;
+	const char	*home;
+	char		*tmp;
+	const char	*r;
+
+	if (path == NULL)
+		return NULL;
+	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
+		home = getenv("HOME");
+		tmp = xasprintf("%s%s", home != NULL ? home : "", path + 1);
+	} else if (path[0] != '/')
+		tmp = xasprintf("%s/%s", p->dir, path);
+	else
+		return path;
+	r = yml_doc_strdup(&p->doc, tmp);
+	free(tmp);
+	return r;
+}
+
+static void
+plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_ssh		*s = &ld->p->ssh;
+	struct plan_ssh_raw	 raw;
+
+	memset(&raw, 0, sizeof raw);
+	raw.user = "root";
+	raw.identity = "~/.ssh/id_ed25519";
+	raw.known_hosts = "~/.ssh/known_hosts";
+	raw.host_keys = "strict";
+	raw.forks = 64;
+	raw.port = 22;
+	raw.connect_timeout_s = 10;
+	if (v != NULL && !yml_is_null(v))
+		(void)schema_bind(&ld->sc, v, plan_ssh_fields, &raw);
+	s->src = v;
+	s->user = raw.user;
+	s->identity = plan_path(ld, raw.identity);
+	s->known_hosts = plan_path(ld, raw.known_hosts);
+	s->host_keys = strcmp(raw.host_keys, "accept-new") == 0 ?
+	    PLAN_HOST_KEYS_ACCEPT_NEW : PLAN_HOST_KEYS_STRICT;
+	s->jump = raw.jump;
+	s->forks = raw.forks;
+	s->port = raw.port;
+	s->connect_timeout_s = raw.connect_timeout_s;
+	s->command_timeout_s = raw.command_timeout_s;
+	s->passphrase_env = raw.passphrase_env;
+	s->become = raw.become;
+	if (s->become == NULL && strcmp(s->user, "root") != 0)
+		s->become = "sudo";
+}
+
+static void
+plan_load_software(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_software	*sw = &ld->p->sw;
+	const struct yml_node	*parts = NULL;
+	size_t			 i;
+
+	sw->extras = (struct strvec)STRVEC_INIT;
+	sw->orchestrator = "none";
+	sw->node_exporter = 1;
+	sw->src = NULL;
+	if (v == NULL || yml_is_null(v))
+		return;
+	(void)schema_bind(&ld->sc, v, plan_sw_fields, sw);
+	/* plan_slurm_fields parks the partitions node in sw->src. */
+	parts = sw->src;
+	sw->src = v;
+	if (parts == NULL || yml_is_null(parts))
+		return;
+	if (parts->kind != YML_SEQ) {
+		schema_type_error(&ld->sc, parts, "partitions", "a list");
+		return;
+	}
+	sw->partitions = xcalloc(parts->n, sizeof *sw->partitions);
+	sw->npartitions = parts->n;
+	for (i = 0; i < parts->n; i++) {
+		sw->partitions[i].src = parts->u.items[i];
+		(void)schema_bind(&ld->sc, parts->u.items[i],
+		    plan_partition_fields, &sw->partitions[i]);
+	}
+}
+
+/*
+ * Values per node of a range: a hostlist that expands to exactly `n`
+ * entries, or a plain value when n == 1.  Fills out[0..n-1] with strings
+ * in the doc's arena.  -1 (error added) on a count mismatch.
+ */
+static int
+plan_expand_values(struct plan_ld *ld, const char ***out, const char *val,
+    const struct yml_node *at, const char *key, size_t n)
+{
+	struct prov_err		 e = PROV_ERR_INIT;
+	struct hostlist_iter	*it = NULL;
+	const char		**v = NULL, *s;
+	size_t			 cnt = 0, i = 0;
+
+	*out = NULL;
+	if (!hostlist_is_pattern(val)) {
+		if (n != 1)
+			return plan_ld_err(ld, at, "give a range with one value "
+			    "per node, e.g. '192.0.2.[11-18]'", "'%s' gives 1 "
+			    "value for %zu nodes", key, n);
+		v = xmalloc(sizeof *v);
+		v[0] = val;
+		*out = v;
+		return 0;
+	}
+	if (hostlist_count(&cnt, val, &e) != 0) {
+		plan_ld_err(ld, at, NULL, "%s", e.msg);
+		prov_err_release(&e);
+		return -1;
+	}
+	if (cnt != n)
+		return plan_ld_err(ld, at, "a range of names and the ranges of "
+		    "its addresses must expand to the same count",
+		    "'%s' expands to %zu values for %zu nodes", key, cnt, n);
+	if (hostlist_iter_init(&it, val, &e) != 0) {
+		plan_ld_err(ld, at, NULL, "%s", e.msg);
+		prov_err_release(&e);
+		return -1;
+	}
+	v = xcalloc(n, sizeof *v);
+	while (i < n && (s = hostlist_iter_next(it)) != NULL)
+		v[i++] = yml_doc_strdup(&ld->p->doc, s);
+	hostlist_iter_free(it);
+	*out = v;
+	return 0;
+}
+
+static const struct yml_node *
+plan_key_or(const struct yml_node *map, const char *k)
+{
+	const struct yml_pair	*p = yml_map_pair(map, k);
+
+	return p != NULL ? p->val : map;
+}
+
+static void
+plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan		*p = ld->p;
+	struct plan_node_raw	 raw;
+	struct plan_bmc_raw	 braw;
+	struct prov_err		 e = PROV_ERR_INIT;
+	struct hostlist_iter	*it = NULL;
+	const char		**addrs = NULL, **macs = NULL, **bmcs = NULL;
+	const char		***ifv = NULL, *name;
+	size_t			 n = 1, i, j, nif = 0, first;
+	int			 bad = 0;
+
+	memset(&raw, 0, sizeof raw);
+	memset(&braw, 0, sizeof braw);
+	raw.role = "worker";
+	if (schema_bind(&ld->sc, v, plan_node_fields, &raw) != 0 ||
+	    raw.name == NULL)
+		return;
+
+	if (hostlist_is_pattern(raw.name)) {
+		if (hostlist_count(&n, raw.name, &e) != 0) {
+			plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s",
+			    e.msg);
+			prov_err_release(&e);
+			return;
+		}
+		if (n == 0 || p->nnodes + n > ld->max_nodes) {
+			plan_ld_err(ld, plan_key_or(v, "name"),
+			    "split the plan or raise the limit",
+			    "'%s' gives %zu nodes; at most %zu are allowed",
+			    raw.name, n, ld->max_nodes);
+			return;
+		}
+	}
+	if (raw.address != NULL && plan_expand_values(ld, &addrs, raw.address,
+	    plan_key_or(v, "address"), "address", n) != 0)
+		bad = 1;
+	if (raw.mac != NULL && n != 1) {
+		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
+		    "one MAC per node", "'mac' on a range of %zu nodes", n);
+		bad = 1;
+	}
+	if (raw.macs != NULL) {
+		if (raw.macs->kind != YML_SEQ || raw.macs->n != n) {
+			plan_ld_err(ld, raw.macs, NULL, "'macs' must be a list "
+			    "of %zu MAC addresses", n);
+			bad = 1;
+		} else {
+			macs = xcalloc(n, sizeof *macs);
+			for (i = 0; i < n; i++)
+				if (schema_str(&ld->sc, raw.macs->u.items[i],
+				    "macs", &macs[i]) != 0)
+					bad = 1;
+		}
+	}
+	if (raw.interfaces != NULL) {
+		if (raw.interfaces->kind != YML_MAP) {
+			schema_type_error(&ld->sc, raw.interfaces, "interfaces",
+			    "a mapping of network to address");
+			bad = 1;
+		} else {
+			nif = raw.interfaces->n;
+			ifv = xcalloc(nif, sizeof *ifv);
+			for (j = 0; j < nif; j++) {
+				const struct yml_pair	*pr =
+				    &raw.interfaces->u.pairs[j];
+				const char		*s;
+
+				if (schema_str(&ld->sc, pr->val, pr->key->u.s,
+				    &s) != 0 || plan_expand_values(ld, &ifv[j],
+				    s, pr->val, pr->key->u.s, n) != 0)
+					bad = 1;
+			}
+		}
+	}
+	if (raw.bmc != NULL) {
+		braw.port = 443;
+		if (schema_bind(&ld->sc, raw.bmc, plan_bmc_fields, &braw) != 0 ||
+		    plan_expand_values(ld, &bmcs, braw.address,
+		    plan_key_or(raw.bmc, "address"), "bmc address", n) != 0)
+			bad = 1;
+	}
+	if (bad)
+		goto out;
+
+	if (hostlist_is_pattern(raw.name) &&
+	    hostlist_iter_init(&it, raw.name, &e) != 0) {
+		plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s", e.msg);
+		prov_err_release(&e);
+		goto out;
+	}
+	first = p->nnodes;
+	ALLOC_GROW(p->nodes, p->nnodes + n, ld->nodes_alloc);
+	for (i = 0; i < n; i++) {
+		struct plan_node	*nd = &p->nodes[p->nnodes];
+
+		memset(nd, 0, sizeof *nd);
+		name = it != NULL ? hostlist_iter_next(it) : raw.name;
+		if (name == NULL)
+			break;
+		nd->name = it != NULL ? yml_doc_strdup(&p->doc, name) : name;
+		nd->role = PLAN_ROLE_WORKER;
+		for (j = 0; plan_roles[j] != NULL; j++)
+			if (strcmp(raw.role, plan_roles[j]) == 0)
+				nd->role = (enum plan_role)j;
+		nd->hardware = raw.hardware;
+		nd->rack = raw.rack;
+		nd->u = raw.u;		/* filled by height later */
+		nd->address = addrs != NULL ? addrs[i] : NULL;
+		nd->mac = macs != NULL ? macs[i] : raw.mac;
+		nd->src = v;
+		nd->index = i;
+		if (nif > 0) {
+			nd->ifaces = yml_doc_alloc(&p->doc,
+			    nif * sizeof *nd->ifaces);
+			nd->nifaces = nif;
+			for (j = 0; j < nif; j++) {
+				nd->ifaces[j].network =
+				    raw.interfaces->u.pairs[j].key->u.s;
+				nd->ifaces[j].address = ifv[j][i];
+			}
+		}
+		if (bmcs != NULL) {
+			nd->bmc = yml_doc_alloc(&p->doc, sizeof *nd->bmc);
+			nd->bmc->address = bmcs[i];
+			nd->bmc->user = braw.user;
+			nd->bmc->password_env = braw.password_env;
+			nd->bmc->password_file = plan_path(ld, braw.password_file);
+			nd->bmc->ca_file = plan_path(ld, braw.ca_file);
+			nd->bmc->insecure = braw.insecure;
+			nd->bmc->port = braw.port;
+		}
+		if (!str_is_hostname(nd->name)) {
+			plan_ld_err(ld, plan_key_or(v, "name"),
+			    "RFC 1123: letters, digits and '-', labels of at "
+			    "most 63 characters, not starting or ending with "
+			    "'-'", "'%s' is not a valid host name", nd->name);
+			continue;
+		}
+		/* Indices, not pointers: p->nodes may still move. */
+		if (strmap_add(&p->index->nodes, nd->name,
+		    (void *)(uintptr_t)(p->nnodes + 1)) != NULL) {
+			plan_ld_err(ld, plan_key_or(v, "name"),
+			    "node names must be unique",
+			    "duplicate node name '%s'", nd->name);
+			continue;
+		}
+		p->nnodes++;
+	}
+	(void)first;
+out:
+	hostlist_iter_free(it);
+	free(addrs);
+	free(macs);
+	free(bmcs);
+	for (j = 0; j < nif; j++)
+		free(ifv[j]);
+	free(ifv);
+}
+
+/* Sum of the counts of every node entry, so the array is allocated once. */
+static size_t
+plan_count_nodes(const struct yml_node *nodes)
+{
+	size_t	i, total = 0, n;
+
+	for (i = 0; i < nodes->n; i++) {
+		const struct yml_node	*name = yml_map_get(nodes->u.items[i],
+		    "name");
+		struct prov_err		 e = PROV_ERR_INIT;
+
+		n = 1;
+		if (name != NULL && name->kind == YML_SCALAR &&
+		    hostlist_is_pattern(name->u.s) &&
+		    hostlist_count(&n, name->u.s, &e) != 0) {
+			prov_err_release(&e);
+			n = 1;
+		}
+		if (n > PLAN_MAX_NODES_DEFAULT)
+			n = 1;
+		total += n;
+	}
+	return total;
+}
+
+static void
+plan_load_nodes(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan	*p = ld->p;
+	size_t		 i, total;
+
+	if (v == NULL || yml_is_null(v))
+		return;
+	if (v->kind != YML_SEQ) {
+		schema_type_error(&ld->sc, v, "nodes", "a list of nodes");
+		return;
+	}
+	total = plan_count_nodes(v);
+	if (total > 0 && total <= ld->max_nodes) {
+		p->nodes = xcalloc(total, sizeof *p->nodes);
+		ld->nodes_alloc = total;
+	}
+	for (i = 0; i < v->n; i++)
+		plan_load_node_entry(ld, v->u.items[i]);
+}
+
+/* An id for `what` in the catalog, with a hint on a miss. */
+static int
+plan_resolve_err(struct plan_ld *ld, const struct yml_node *at,
+    const char *id, enum cat_kind kind)
+{
+	char	*hint = plan_hint(id, catalog_ids(ld->p->catalog, kind), NULL);
+	int	 r;
+
+	if (hint == NULL)
+		hint = xasprintf("see 'provision catalog %s' for the known "
+		    "ones, or add it in a profiles dir",
+		    catalog_kind_name(kind));
+	r = plan_ld_err(ld, at, hint, "unknown %s '%s'",
+	    catalog_kind_name(kind), id);
+	free(hint);
+	return r;
+}
+
+static void
+plan_resolve_hw(struct plan_ld *ld, struct plan_hw *hw)
+{
+	const struct cat_system	*sys;
+	size_t			 i;
+
+	sys = hw->sys = catalog_system(ld->p->catalog, hw->system);
+	if (hw->system != NULL && sys == NULL)
+		plan_resolve_err(ld, plan_key_or(hw->src, "system"), hw->system,
+		    CAT_SYSTEM);
+	if (hw->cpu.model != NULL) {
+		hw->cpu_cat = catalog_cpu(ld->p->catalog, hw->cpu.model);
+		if (hw->cpu_cat == NULL)
+			plan_resolve_err(ld, plan_key_or(hw->cpu.src, "model"),
+			    hw->cpu.model, CAT_CPU);
+	} else if (sys != NULL && sys->cpu.model != NULL)
+		hw->cpu_cat = catalog_cpu(ld->p->catalog, sys->cpu.model);
+	hw->ncpus = hw->cpu.count >= 0 ? hw->cpu.count :
+	    sys != NULL && sys->cpu.model != NULL ? sys->cpu.count :
+	    sys != NULL && sys->cpu_sockets > 0 ? sys->cpu_sockets : 1;
+
+	if (hw->gpus.model != NULL) {
+		hw->gpu_cat = catalog_gpu(ld->p->catalog, hw->gpus.model);
+		if (hw->gpu_cat == NULL)
+			plan_resolve_err(ld, plan_key_or(hw->gpus.src, "model"),
+			    hw->gpus.model, CAT_GPU);
+		hw->ngpus = hw->gpus.count >= 0 ? hw->gpus.count : 1;
+	} else if (sys != NULL && sys->gpus.model != NULL) {
+		hw->gpu_cat = catalog_gpu(ld->p->catalog, sys->gpus.model);
+		hw->ngpus = sys->gpus.count;
+	}
+	hw->mem_gb = !isnan(hw->memory_gb) ? hw->memory_gb :
+	    sys != NULL && !isnan(sys->memory_gb) ? sys->memory_gb : NAN;
+
+	for (i = 0; i < hw->nnics; i++) {
+		struct plan_nic	*n = &hw->nics[i];
+
+		if (n->model == NULL)
+			continue;
+		n->cat = catalog_nic(ld->p->catalog, n->model);
+		if (n->cat == NULL)
+			plan_resolve_err(ld, plan_key_or(n->src, "model"),
+			    n->model, CAT_NIC);
+		if (n->network != NULL &&
+		    strmap_get(&ld->p->index->nets, n->network) == NULL)
+			plan_ld_err(ld, plan_key_or(n->src, "network"),
+			    "define it under 'networks:'",
+			    "unknown network '%s'", n->network);
+	}
+	if (hw->gpu_cat != NULL && hw->mig.n > 0 && hw->gpu_cat->mig_max == 0)
+		plan_ld_err(ld, plan_key_or(hw->src, "mig"),
+		    "MIG needs an A100, A30, H100 or H200",
+		    "gpu '%s' does not support MIG", hw->gpu_cat->m.id);
+}
+
+/* Names of a strmap-backed section, for hints. */
+static const char **
+plan_names(const void *arr, size_t n, size_t stride)
+{
+	const char	**v = xcalloc(n + 1, sizeof *v);
+	size_t		  i;
+
+	for (i = 0; i < n; i++)
+		v[i] = *(const char *const *)((const char *)arr + i * stride);
+	return v;
+}
+
+static void
+plan_ref_err(struct plan_ld *ld, const struct yml_node *at, const char *what,
+    const char *name, const void *arr, size_t n, size_t stride,
+    const char *section)
+{
+	const char	**names = plan_names(arr, n, stride);
+	char		 *hint = plan_hint(name, names, section);
+
+	plan_ld_err(ld, at, hint, "unknown %s '%s'", what, name);
+	free(hint);
+	free(names);
+}
+
+static void
+plan_resolve_nodes(struct plan_ld *ld)
+{
+	struct plan		*p = ld->p;
+	const struct yml_node	*last_src = NULL;
+	size_t			 i, j;
+
+	for (i = 0; i < p->nnodes; i++) {
+		struct plan_node	*nd = &p->nodes[i];
+		/* One message per entry, not one per node of a range. */
+		int			 first = nd->src != last_src;
+
+		last_src = nd->src;
+		if (nd->hardware != NULL) {
+			nd->hw = strmap_get(&p->index->hw, nd->hardware);
+			if (nd->hw == NULL && first)
+				plan_ref_err(ld, plan_key_or(nd->src, "hardware"),
+				    "hardware", nd->hardware, p->hw, p->nhw,
+				    sizeof *p->hw, "hardware");
+		}
+		if (nd->rack != NULL) {
+			nd->rackp = strmap_get(&p->index->racks, nd->rack);
+			if (nd->rackp == NULL && first)
+				plan_ref_err(ld, plan_key_or(nd->src, "rack"),
+				    "rack", nd->rack, p->racks, p->nracks,
+				    sizeof *p->racks, "racks");
+		}
+		if (nd->u > 0 && nd->index > 0) {
+			/* A range fills upward by chassis height. */
+			long	h = nd->hw != NULL && nd->hw->sys != NULL &&
+			    nd->hw->sys->rack_units > 0 ?
+			    nd->hw->sys->rack_units : 1;
+
+			nd->u += (long)nd->index * h;
+		}
+		for (j = 0; j < nd->nifaces && first; j++)
+			if (strmap_get(&p->index->nets,
+			    nd->ifaces[j].network) == NULL)
+				plan_ref_err(ld, yml_map_pair(yml_map_get(nd->src,
+				    "interfaces"), nd->ifaces[j].network)->key,
+				    "network", nd->ifaces[j].network, p->nets,
+				    p->nnets, sizeof *p->nets, "networks");
+	}
+	for (i = 0; i < p->nswitches; i++) {
+		struct plan_switch	*s = &p->switches[i];
+
+		s->cat = catalog_switch(p->catalog, s->model);
+		if (s->model != NULL && s->cat == NULL)
+			plan_resolve_err(ld, plan_key_or(s->src, "model"),
+			    s->model, CAT_SWITCH);
+		if (s->network != NULL && !strmap_get(&p->index->nets, s->network))
+			plan_ref_err(ld, plan_key_or(s->src, "network"),
+			    "network", s->network, p->nets, p->nnets,
+			    sizeof *p->nets, "networks");
+		if (s->rack != NULL && !strmap_get(&p->index->racks, s->rack))
+			plan_ref_err(ld, plan_key_or(s->src, "rack"), "rack",
+			    s->rack, p->racks, p->nracks, sizeof *p->racks,
+			    "racks");
+	}
+}
+
+static void
+plan_resolve_software(struct plan_ld *ld)
+{
+	struct plan		*p = ld->p;
+	struct plan_software	*sw = &p->sw;
+	struct plan_node	**sel = NULL;
+	struct prov_err		 e = PROV_ERR_INIT;
+	size_t			 i, n;
+
+	if (sw->src == NULL)
+		return;
+	if (sw->prometheus != NULL && plan_node(p, sw->prometheus) == NULL)
+		plan_ld_err(ld, yml_map_get(yml_map_get(sw->src, "monitoring"),
+		    "prometheus"), "name a node of the plan",
+		    "unknown node '%s'", sw->prometheus);
+	if (sw->grafana != NULL && plan_node(p, sw->grafana) == NULL)
+		plan_ld_err(ld, yml_map_get(yml_map_get(sw->src, "monitoring"),
+		    "grafana"), "name a node of the plan",
+		    "unknown node '%s'", sw->grafana);
+	for (i = 0; i < sw->npartitions; i++) {
+		struct plan_partition	*pt = &sw->partitions[i];
+
+		if (pt->nodes == NULL)
+			continue;
+		if (plan_select(&sel, &n, p, pt->nodes, &e) != 0) {
+			plan_ld_err(ld, plan_key_or(pt->src, "nodes"), e.hint,
+			    "%s", e.msg);
+			prov_err_release(&e);
+		}
+		free(sel);
+		sel = NULL;
+	}
+	if (p->ssh.jump != NULL && strchr(p->ssh.jump, '.') == NULL &&
+	    strchr(p->ssh.jump, ':') == NULL && plan_node(p, p->ssh.jump) == NULL)
+		plan_ld_err(ld, yml_map_get(p->ssh.src, "jump"), "name a node "
+		    "of the plan or write host[:port]", "unknown node '%s'",
+		    p->ssh.jump);
+}
+
+static int
+plan_load_catalog(struct plan_ld *ld, const struct yml_node *profiles)
+{
+	struct plan	*p = ld->p;
+	size_t		 i;
+	int		 r = 0;
+
+	if (ld->opts->builtin_dir != NULL)
+		strvec_push(&p->profile_dirs, ld->opts->builtin_dir);
+	else
+		strvec_push_nodup(&p->profile_dirs, catalog_default_dir());
+	if (profiles != NULL && !yml_is_null(profiles)) {
+		if (profiles->kind != YML_SEQ)
+			schema_type_error(&ld->sc, profiles, "profiles",
+			    "a list of directories");
+		else
+			for (i = 0; i < profiles->n; i++) {
+				const char	*d;
+
+				if (schema_str(&ld->sc, profiles->u.items[i],
+				    "profiles", &d) == 0)
+					strvec_push(&p->profile_dirs,
+					    plan_path(ld, d));
+			}
+	}
+	for (i = 0; i < ld->opts->profile_dirs.n; i++)
+		strvec_push(&p->profile_dirs, ld->opts->profile_dirs.v[i]);
+	p->catalog = catalog_new();
+	for (i = 0; i < p->profile_dirs.n; i++)
+		if (catalog_load_dir(p->catalog, p->profile_dirs.v[i],
+		    ld->errs) != 0)
+			r = -1;
+	return r;
+}
+
+static void
+plan_check_top(struct plan_ld *ld, const struct yml_node *root)
+{
+	const struct yml_node	*ver;
+	size_t			 i;
+	long			 v;
+
+	for (i = 0; i < root->n; i++) {
+		const struct yml_node	*k = root->u.pairs[i].key;
+		size_t			 j;
+		char			*hint;
+
+		for (j = 0; plan_top_keys[j] != NULL; j++)
+			if (strcmp(k->u.s, plan_top_keys[j]) == 0)
+				break;
+		if (plan_top_keys[j] != NULL)
+			continue;
+		hint = plan_hint(k->u.s, plan_top_keys, NULL);
+		plan_ld_err(ld, k, hint, "unknown key '%s'", k->u.s);
+		free(hint);
+	}
+	ver = yml_map_get(root, "version");
+	if (ver == NULL)
+		plan_ld_err(ld, root, "add 'version: 1' at the top",
+		    "missing key 'version'");
+	else if (schema_long(&ld->sc, ver, "version", &v) == 0 && v != 1)
+		plan_ld_err(ld, ver, "this provision reads version 1",
+		    "unsupported plan version %ld", v);
+}
+
+int
+plan_load_buf(struct plan **out, const char *label, const char *data,
+    size_t len, const struct plan_opts *opts, struct prov_errs *errs)
+{
+	struct plan_ld		 ld;
+	struct plan		*p;
+	const struct yml_node	*root, *sec;
+	struct plan_cluster_raw	 cl = { NULL, NULL };
+	size_t			 nerr0 = errs->n;
+	char			*dcopy;
+	int			 r = -1;
+
+	*out = NULL;
+	p = xcalloc(1, sizeof *p);
+	p->index = xcalloc(1, sizeof *p->index);
+	p->profile_dirs = (struct strvec)STRVEC_INIT;
+	p->sw.extras = (struct strvec)STRVEC_INIT;
+	yml_doc_init(&p->doc);
+	p->file = xstrdup(label);
+	dcopy = xstrdup(label);
+	p->dir = xstrdup(dirname(dcopy));
+	free(dcopy);
+
+	memset(&ld, 0, sizeof ld);
+	ld.p = p;
+	ld.errs = errs;
+	ld.opts = opts;
+	ld.sc.doc = &p->doc;
+	ld.sc.errs = errs;
+	ld.max_nodes = opts->max_nodes ? opts->max_nodes : PLAN_MAX_NODES_DEFAULT;
+
+	if (yml_load(&p->doc, p->file, data, len, errs) != 0)
+		goto out;
+	root = p->doc.root;
+	if (root == NULL || yml_is_null(root)) {
+		struct prov_loc	loc = { p->file, 0, 0 };
+
+		prov_errs_add(errs, PROV_E_PLAN, &loc, "start with 'version: 1'",
+		    "the plan is empty");
+		goto out;
+	}
+	if (root->kind != YML_MAP) {
+		schema_type_error(&ld.sc, root, "plan", "a mapping");
+		goto out;
+	}
+	plan_check_top(&ld, root);
+	if ((sec = yml_map_get(root, "cluster")) != NULL &&
+	    schema_bind(&ld.sc, sec, plan_cluster_fields, &cl) == 0) {
+		p->cluster = cl.name;
+		p->domain = cl.domain;
+	} else if (sec == NULL)
+		plan_ld_err(&ld, root, "add 'cluster: { name: NAME }'",
+		    "missing key 'cluster'");
+	(void)plan_load_catalog(&ld, yml_map_get(root, "profiles"));
+
+	if ((sec = yml_map_get(root, "hardware")) != NULL && sec->kind == YML_MAP) {
+		p->hw = xcalloc(sec->n, sizeof *p->hw);
+		p->nhw = sec->n;
+	}
+	plan_each_entry(&ld, sec, "hardware", plan_load_hw);
+	if ((sec = yml_map_get(root, "racks")) != NULL && sec->kind == YML_MAP) {
+		p->racks = xcalloc(sec->n, sizeof *p->racks);
+		p->nracks = sec->n;
+	}
+	plan_each_entry(&ld, sec, "racks", plan_load_rack);
+	if ((sec = yml_map_get(root, "networks")) != NULL && sec->kind == YML_MAP) {
+		p->nets = xcalloc(sec->n, sizeof *p->nets);
+		p->nnets = sec->n;
+	}
+	plan_each_entry(&ld, sec, "networks", plan_load_net);
+	if ((sec = yml_map_get(root, "switches")) != NULL && sec->kind == YML_MAP) {
+		p->switches = xcalloc(sec->n, sizeof *p->switches);
+		p->nswitches = sec->n;
+	}
+	plan_each_entry(&ld, sec, "switches", plan_load_switch);
+	plan_load_ssh(&ld, yml_map_get(root, "ssh"));
+	plan_load_nodes(&ld, yml_map_get(root, "nodes"));
+	plan_load_software(&ld, yml_map_get(root, "software"));
+
+	for (size_t i = 0; i < p->nhw; i++)
+		if (p->hw[i].name != NULL)
+			plan_resolve_hw(&ld, &p->hw[i]);
+	plan_resolve_nodes(&ld);
+	plan_resolve_software(&ld);
+	if (errs->n > nerr0)
+		goto out;
+	*out = p;
+	p = NULL;
+	r = 0;
+out:
+	prov_errs_sort(errs);
+	plan_free(p);
+	return r;
+}
+
+int
+plan_load(struct plan **out, const char *path, const struct plan_opts *opts,
+    struct prov_errs *errs)
+{
+	struct buf	b = BUF_INIT;
+	int		r;
+
+	*out = NULL;
+	if (buf_read_file(&b, path) != 0) {
+		struct prov_loc	loc = { NULL, 0, 0 };
+
+		prov_errs_add(errs, PROV_E_SYS, &loc, NULL,
+		    "cannot read plan '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	r = plan_load_buf(out, path, b.buf, b.len, opts, errs);
+	buf_release(&b);
+	return r;
+}
+
+void
+plan_free(struct plan *p)
+{
+	size_t	i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nhw; i++) {
+		free(p->hw[i].nics);
+		free(p->hw[i].drives);
+		strvec_clear(&p->hw[i].mig);
+	}
+	free(p->hw);
+	for (i = 0; i < p->nracks; i++)
+		free(p->racks[i].pdus);
+	free(p->racks);
+	free(p->nets);
+	free(p->switches);
+	free(p->nodes);
+	free(p->sw.partitions);
+	strvec_clear(&p->sw.extras);
+	strvec_clear(&p->profile_dirs);
+	catalog_free(p->catalog);
+	if (p->index != NULL) {
+		strmap_clear(&p->index->nodes);
+		strmap_clear(&p->index->hw);
+		strmap_clear(&p->index->racks);
+		strmap_clear(&p->index->nets);
+		free(p->index);
+	}
+	yml_doc_release(&p->doc);
+	free((char *)p->file);
+	free((char *)p->dir);
+	free(p);
+}
+
+struct plan_node *
+plan_node(const struct plan *p, const char *name)
+{
+	uintptr_t	i = (uintptr_t)strmap_get(&p->index->nodes, name);
+
+	return i == 0 ? NULL : &p->nodes[i - 1];
+}
+
+struct plan_hw *
+plan_hw_find(const struct plan *p, const char *name)
+{
+	return strmap_get(&p->index->hw, name);
+}
+
+struct plan_rack *
+plan_rack_find(const struct plan *p, const char *name)
+{
+	return strmap_get(&p->index->racks, name);
+}
+
+struct plan_net *
+plan_net_find(const struct plan *p, const char *name)
+{
+	return strmap_get(&p->index->nets, name);
+}
+
+const char *
+plan_role_name(enum plan_role r)
+{
+	return (size_t)r < ARRAY_SIZE(plan_roles) - 1 ? plan_roles[r] : "?";
+}
+
+const char *
+plan_node_addr(const struct plan_node *n, const char *net)
+{
+	size_t	i;
+
+	for (i = 0; i < n->nifaces; i++)
+		if (strcmp(n->ifaces[i].network, net) == 0)
+			return n->ifaces[i].address;
+	return NULL;
+}
+
+struct prov_loc
+plan_loc(const struct plan *p, const struct yml_node *src, const char *k)
+{
+	const struct yml_pair	*pr;
+	struct prov_loc		 loc = { p->file, 0, 0 };
+
+	if (src == NULL)
+		return loc;
+	if (k != NULL && (pr = yml_map_pair(src, k)) != NULL)
+		return yml_loc(&p->doc, pr->val);
+	return yml_loc(&p->doc, src);
+}
+
+int
+plan_select(struct plan_node ***out, size_t *nout, const struct plan *p,
+    const char *hostlist, struct prov_err *err)
+{
+	struct strvec		  names = STRVEC_INIT;
+	struct plan_node	**v = NULL;
+	size_t			  i, n = 0;
+	int			  r = -1;
+
+	*out = NULL;
+	*nout = 0;
+	if (hostlist_expand(&names, hostlist, p->nnodes + 1000000, err) != 0)
+		goto out;
+	v = xcalloc(names.n + 1, sizeof *v);
+	for (i = 0; i < names.n; i++) {
+		struct plan_node	*nd = plan_node(p, names.v[i]);
+
+		if (nd == NULL) {
+			prov_err_set(err, PROV_E_PLAN,
+			    "unknown node '%s' in '%s'", names.v[i], hostlist);
+			goto out;
+		}
+		v[n++] = nd;
+	}
+	*out = v;
+	*nout = n;
+	v = NULL;
+	r = 0;
+out:
+	free(v);
+	strvec_clear(&names);
+	return r;
+}

@@ -1,0 +1,267 @@
+/*
+ * plan.h: the cluster plan, read from YAML and checked for consistency.
+ *
+ *	struct plan *p;
+ *	struct plan_opts o = PLAN_OPTS_INIT;	(extra catalog dirs, limits)
+ *	if (plan_load(&p, "plan.yaml", &o, &errs) != 0)
+ *		... every problem is in errs, located; exit 2 ...
+ *	for (i = 0; i < p->nnodes; i++) ... p->nodes[i] ...
+ *	plan_free(p);
+ *
+ * Loading parses the file (yml.h), binds every key to the model below
+ * (unknown keys are errors with a "did you mean"), expands hostlist
+ * ranges of nodes and their addresses, fills `u:` by chassis height,
+ * resolves hardware against the catalog, and validates references,
+ * names and addresses.  It collects every error before giving up.
+ *
+ * Strings in the model are owned by the plan; catalog pointers are
+ * borrowed from p->catalog, which the plan owns.  `src` members point at
+ * the YAML node an object came from, for located messages later (check).
+ */
+#ifndef PROV_PLAN_H
+#define PROV_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "err.h"
+#include "strvec.h"
+#include "yml.h"
+
+enum plan_role {
+	PLAN_ROLE_WORKER = 0,
+	PLAN_ROLE_HEAD,
+	PLAN_ROLE_LOGIN,
+	PLAN_ROLE_STORAGE,
+	PLAN_ROLE_SERVICE,
+};
+
+struct plan_part {
+	const char		*model;
+	long			 count;		/* -1: not given */
+	const struct yml_node	*src;
+};
+
+struct plan_nic {
+	const char		*model;
+	long			 count;
+	const char		*network;	/* NULL: not attached */
+	const struct cat_nic	*cat;
+	const struct yml_node	*src;
+};
+
+struct plan_drive {
+	const char		*kind;		/* nvme ssd hdd */
+	long			 count;
+	double			 tb;		/* NAN: not given */
+	double			 power_w;	/* NAN: default per kind */
+	const struct yml_node	*src;
+};
+
+struct plan_psu {
+	long			 count;		/* -1: from the system */
+	double			 watts;		/* NAN: from the system */
+	const char		*redundancy;	/* "N+1", "2+2"; NULL: system */
+	const struct yml_node	*src;
+};
+
+/* A node model: `hardware:` in the plan. */
+struct plan_hw {
+	const char		*name;
+	const char		*system;
+	struct plan_part	 cpu;
+	double			 memory_gb;	/* NAN: from the system */
+	struct plan_part	 gpus;
+	struct plan_nic		*nics;
+	size_t			 nnics;
+	struct plan_drive	*drives;
+	size_t			 ndrives;
+	struct plan_psu		 psu;
+	struct strvec		 mig;		/* MIG profile per GPU */
+	/* resolved */
+	const struct cat_system	*sys;
+	const struct cat_cpu	*cpu_cat;
+	const struct cat_gpu	*gpu_cat;
+	long			 ncpus, ngpus;	/* after system defaults */
+	double			 mem_gb;	/* after system defaults */
+	const struct yml_node	*src;
+};
+
+struct plan_pdu {
+	double			 volts, amps;
+	int			 phases;
+	char			 feed[8];	/* "A", "B" */
+	double			 derate;	/* 0.8 by default */
+	const struct yml_node	*src;
+};
+
+struct plan_rack {
+	const char		*name;
+	long			 units;
+	double			 depth_mm;
+	double			 cooling_kw;	/* NAN: not given */
+	const char		*cooling;	/* air liquid; NULL: air */
+	struct plan_pdu		*pdus;
+	size_t			 npdus;
+	const struct yml_node	*src;
+};
+
+struct plan_net {
+	const char		*name;
+	const char		*cidr;
+	uint32_t		 addr, mask;	/* host order, IPv4 */
+	int			 prefix;
+	const char		*kind;		/* ethernet infiniband */
+	double			 gbps;
+	const char		*role;		/* NULL, or management/cluster/fabric */
+	const struct yml_node	*src;
+};
+
+struct plan_switch {
+	const char		*name;
+	const char		*model;
+	const char		*network;
+	const char		*rack;
+	long			 u;		/* 0: not racked */
+	const struct cat_switch	*cat;
+	const struct yml_node	*src;
+};
+
+#define PLAN_HOST_KEYS_STRICT		0
+#define PLAN_HOST_KEYS_ACCEPT_NEW	1
+
+struct plan_ssh {
+	const char		*user;		/* root */
+	const char		*identity;	/* expanded path, or NULL: agent */
+	const char		*known_hosts;
+	int			 host_keys;
+	const char		*jump;		/* node name or host[:port] */
+	long			 forks;		/* 64 */
+	long			 port;		/* 22 */
+	long			 connect_timeout_s;
+	long			 command_timeout_s;	/* 0: none */
+	const char		*passphrase_env;
+	const char		*become;	/* NULL, or "sudo" */
+	const struct yml_node	*src;
+};
+
+struct plan_bmc {
+	const char		*address;
+	const char		*user;
+	const char		*password_env;
+	const char		*password_file;
+	const char		*ca_file;
+	int			 insecure;
+	long			 port;		/* 443 */
+};
+
+struct plan_iface {
+	const char		*network;
+	const char		*address;
+};
+
+struct plan_node {
+	const char		*name;
+	enum plan_role		 role;
+	const char		*hardware;
+	struct plan_hw		*hw;
+	const char		*rack;
+	struct plan_rack	*rackp;
+	long			 u;		/* lowest unit; 0: not racked */
+	const char		*address;	/* management address */
+	const char		*mac;
+	struct plan_iface	*ifaces;
+	size_t			 nifaces;
+	struct plan_bmc		*bmc;		/* NULL: none */
+	const struct yml_node	*src;		/* the entry in nodes: */
+	size_t			 index;		/* position within its range */
+};
+
+struct plan_partition {
+	const char		*name;
+	const char		*nodes;		/* hostlist */
+	int			 is_default;
+	const char		*max_time;
+	const struct yml_node	*src;
+};
+
+struct plan_software {
+	const char		*os_distro;	/* debian ubuntu rocky */
+	const char		*os_release;
+	const char		*driver_branch;	/* "550"; NULL: no driver step */
+	const char		*driver_version;
+	const char		*cuda;
+	const char		*runtime;	/* containerd docker apptainer; NULL */
+	int			 nvidia_toolkit;
+	const char		*orchestrator;	/* slurm kubernetes none */
+	struct plan_partition	*partitions;
+	size_t			 npartitions;
+	const char		*slurm_cluster;
+	const char		*k8s_version;
+	const char		*k8s_pod_cidr;
+	const char		*k8s_cni;
+	int			 node_exporter;
+	int			 dcgm_exporter;
+	const char		*prometheus;	/* node name or NULL */
+	const char		*grafana;
+	struct strvec		 extras;
+	const struct yml_node	*src;
+};
+
+struct plan {
+	const char		*file;		/* as given */
+	const char		*dir;		/* its directory, for relative paths */
+	const char		*cluster;
+	const char		*domain;
+	struct strvec		 profile_dirs;	/* resolved, in load order */
+	struct plan_hw		*hw;
+	size_t			 nhw;
+	struct plan_rack	*racks;
+	size_t			 nracks;
+	struct plan_net		*nets;
+	size_t			 nnets;
+	struct plan_switch	*switches;
+	size_t			 nswitches;
+	struct plan_ssh		 ssh;
+	struct plan_node	*nodes;
+	size_t			 nnodes;
+	struct plan_software	 sw;
+	struct catalog		*catalog;
+	struct yml_doc		 doc;
+	struct plan_index	*index;		/* name lookups */
+};
+
+struct plan_opts {
+	struct strvec		 profile_dirs;	/* --profiles, after the plan's */
+	const char		*builtin_dir;	/* NULL: catalog_default_dir() */
+	size_t			 max_nodes;	/* 0: 1,000,000 */
+};
+
+#define PLAN_OPTS_INIT { STRVEC_INIT, NULL, 0 }
+
+int	plan_load(struct plan **out, const char *path,
+	    const struct plan_opts *, struct prov_errs *errs);
+int	plan_load_buf(struct plan **out, const char *label, const char *data,
+	    size_t len, const struct plan_opts *, struct prov_errs *errs);
+void	plan_free(struct plan *);
+
+struct plan_node	*plan_node(const struct plan *, const char *name);
+struct plan_hw		*plan_hw_find(const struct plan *, const char *name);
+struct plan_rack	*plan_rack_find(const struct plan *, const char *name);
+struct plan_net		*plan_net_find(const struct plan *, const char *name);
+const char		*plan_role_name(enum plan_role);
+/* Address of `node` on network `net`; the management address when net is the node's own. */
+const char		*plan_node_addr(const struct plan_node *, const char *net);
+/* Location of key `k` in `src` (or of src itself when k is NULL or absent). */
+struct prov_loc		 plan_loc(const struct plan *, const struct yml_node *src,
+			    const char *k);
+/* Expand a hostlist into plan nodes; -1 when a name is not in the plan. */
+int			 plan_select(struct plan_node ***out, size_t *n,
+			    const struct plan *, const char *hostlist,
+			    struct prov_err *err);
+
+/* Parse "a.b.c.d" into host order; -1 when it is not a dotted IPv4 address. */
+int	plan_parse_ipv4(const char *s, uint32_t *out);
+
+#endif

@@ -1,0 +1,576 @@
+/*
+ * yml.c: load YAML into a tree of located nodes with libyaml's event API.
+ *
+ * Shape: one pass over the events.  Open collections sit on a frame stack;
+ * their children are pushed on one shared node stack and copied into the
+ * arena, exactly sized, when the collection ends.  So memory is the tree
+ * itself plus the deepest open path, and time is linear in the input:
+ * mappings with many keys check duplicates with a hash table, anchors live
+ * in a hash table too.
+ */
+#include "compat.h"
+
+#include <yaml.h>
+
+#include "yml.h"
+
+#define YML_CHUNK	(64 * 1024)
+/* Bound on pairs copied by merge keys, so `<<` chains cannot blow up. */
+#define YML_MERGE_MAX	(1u << 20)
+
+struct yml_chunk {
+	struct yml_chunk	*next;
+	size_t			 used, size;
+	/* data follows, 16-byte aligned */
+	max_align_t		 data[];
+};
+
+struct yml_anchor {
+	char		*name;
+	struct yml_node	*node;
+};
+
+struct yml_frame {
+	struct yml_node	*node;
+	size_t		 base;		/* first child on the node stack */
+	char		*anchor;
+};
+
+struct yml_loader {
+	struct yml_doc		*doc;
+	struct prov_errs	*errs;
+	struct yml_node		**stack;
+	size_t			 nstack, astack;
+	struct yml_frame	*frames;
+	size_t			 nframes, aframes;
+	struct yml_anchor	*anchors;	/* open addressing */
+	size_t			 nanchors, aanchors;
+	size_t			 merged;
+};
+
+static void *
+yml_alloc_aligned(struct yml_doc *doc, size_t n, size_t align)
+{
+	struct yml_chunk	*c = doc->chunks;
+	void			*p;
+
+	if (c != NULL)
+		c->used = (c->used + align - 1) & ~(align - 1);
+	n = (n + align - 1) & ~(align - 1);
+	if (c == NULL || c->used > c->size || c->size - c->used < n) {
+		size_t	size = n > YML_CHUNK ? n : YML_CHUNK;
+
+		c = xmalloc(sizeof *c + size);
+		c->size = size;
+		c->used = 0;
+		c->next = doc->chunks;
+		doc->chunks = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	doc->bytes += n;
+	return p;
+}
+
+static void *
+yml_alloc(struct yml_doc *doc, size_t n)
+{
+	return yml_alloc_aligned(doc, n, 16);
+}
+
+static const char *
+yml_strdup(struct yml_doc *doc, const char *s, size_t len)
+{
+	char	*p = yml_alloc_aligned(doc, len + 1, 8);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+const char *
+yml_doc_strdup(struct yml_doc *doc, const char *s)
+{
+	return yml_strdup(doc, s, strlen(s));
+}
+
+void *
+yml_doc_alloc(struct yml_doc *doc, size_t n)
+{
+	return yml_alloc(doc, n);
+}
+
+void
+yml_doc_init(struct yml_doc *doc)
+{
+	memset(doc, 0, sizeof *doc);
+}
+
+void
+yml_doc_release(struct yml_doc *doc)
+{
+	struct yml_chunk	*c, *next;
+
+	if (doc == NULL)
+		return;
+	for (c = doc->chunks; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	yml_doc_init(doc);
+}
+
+struct prov_loc
+yml_loc(const struct yml_doc *doc, const struct yml_node *n)
+{
+	struct prov_loc	loc = { doc->file, n->line, n->col };
+
+	return loc;
+}
+
+static uint64_t
+yml_hash(const char *s, size_t len)
+{
+	uint64_t	h = 1469598103934665603ULL;
+	size_t		i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct yml_anchor *
+yml_anchor_slot(struct yml_loader *ld, const char *name)
+{
+	size_t	mask = ld->aanchors - 1, i;
+
+	i = (size_t)yml_hash(name, strlen(name)) & mask;
+	while (ld->anchors[i].name != NULL &&
+	    strcmp(ld->anchors[i].name, name) != 0)
+		i = (i + 1) & mask;
+	return &ld->anchors[i];
+}
+
+static void
+yml_anchor_set(struct yml_loader *ld, char *name, struct yml_node *node)
+{
+	struct yml_anchor	*a;
+
+	if ((ld->nanchors + 1) * 2 > ld->aanchors) {
+		struct yml_anchor	*old = ld->anchors;
+		size_t			 oldn = ld->aanchors, i;
+
+		ld->aanchors = oldn ? oldn * 2 : 16;
+		ld->anchors = xcalloc(ld->aanchors, sizeof *ld->anchors);
+		for (i = 0; i < oldn; i++)
+			if (old[i].name != NULL)
+				*yml_anchor_slot(ld, old[i].name) = old[i];
+		free(old);
+	}
+	a = yml_anchor_slot(ld, name);
+	if (a->name != NULL) {
+		/* YAML lets a later anchor of the same name replace it. */
+		free(name);
+	} else {
+		a->name = name;
+		ld->nanchors++;
+	}
+	a->node = node;
+}
+
+static struct yml_node *
+yml_anchor_get(struct yml_loader *ld, const char *name)
+{
+	if (ld->aanchors == 0)
+		return NULL;
+	return yml_anchor_slot(ld, name)->node;
+}
+
+static struct yml_node *
+yml_new(struct yml_loader *ld, int kind, const yaml_mark_t *m)
+{
+	struct yml_node	*n = yml_alloc(ld->doc, sizeof *n);
+
+	memset(n, 0, sizeof *n);
+	n->kind = (unsigned char)kind;
+	n->line = (unsigned)m->line + 1;
+	n->col = (unsigned)m->column + 1;
+	return n;
+}
+
+static void
+yml_push(struct yml_loader *ld, struct yml_node *n)
+{
+	ALLOC_GROW(ld->stack, ld->nstack + 1, ld->astack);
+	ld->stack[ld->nstack++] = n;
+}
+
+static int
+yml_is_merge_key(const struct yml_node *k)
+{
+	return k->kind == YML_SCALAR && k->plain && strcmp(k->u.s, "<<") == 0;
+}
+
+/* Hash set of key strings, for duplicate checks in big mappings. */
+struct yml_keyset {
+	const struct yml_node	**v;
+	size_t			  mask;
+};
+
+static int
+yml_keyset_add(struct yml_keyset *ks, const struct yml_node *k)
+{
+	size_t	i = (size_t)yml_hash(k->u.s, k->n) & ks->mask;
+
+	while (ks->v[i] != NULL) {
+		if (ks->v[i]->n == k->n && memcmp(ks->v[i]->u.s, k->u.s, k->n) == 0)
+			return 0;
+		i = (i + 1) & ks->mask;
+	}
+	ks->v[i] = k;
+	return 1;
+}
+
+static int
+yml_keyset_has(const struct yml_keyset *ks, const struct yml_node *k)
+{
+	size_t	i = (size_t)yml_hash(k->u.s, k->n) & ks->mask;
+
+	while (ks->v[i] != NULL) {
+		if (ks->v[i]->n == k->n && memcmp(ks->v[i]->u.s, k->u.s, k->n) == 0)
+			return 1;
+		i = (i + 1) & ks->mask;
+	}
+	return 0;
+}
+
+static void
+yml_add_merge_source(struct yml_loader *ld, struct yml_node *src,
+    struct yml_pair **extra, size_t *nextra, size_t *aextra,
+    struct yml_keyset *ks)
+{
+	size_t	i;
+
+	for (i = 0; i < src->n; i++) {
+		struct yml_pair	*p = &src->u.pairs[i];
+
+		if (yml_keyset_has(ks, p->key))
+			continue;
+		if (++ld->merged > YML_MERGE_MAX)
+			return;
+		yml_keyset_add(ks, p->key);
+		ALLOC_GROW(*extra, *nextra + 1, *aextra);
+		(*extra)[(*nextra)++] = *p;
+	}
+}
+
+/* Finish a mapping: duplicate keys, merge keys, copy pairs to the arena. */
+static void
+yml_end_map(struct yml_loader *ld, struct yml_frame *f)
+{
+	struct yml_node		**kids = ld->stack + f->base;
+	size_t			  nk = (ld->nstack - f->base) / 2, i, j;
+	struct yml_keyset	  ks = { NULL, 0 };
+	struct yml_pair		 *extra = NULL;
+	size_t			  nextra = 0, aextra = 0, nout = 0, size;
+	int			  has_merge = 0;
+
+	size = 16;
+	while (size < nk * 2 + 2)
+		size *= 2;
+	ks.v = xcalloc(size, sizeof *ks.v);
+	ks.mask = size - 1;
+
+	/* Explicit keys first: they win over merged ones. */
+	for (i = 0; i < nk; i++) {
+		struct yml_node	*k = kids[2 * i];
+
+		if (yml_is_merge_key(k)) {
+			has_merge = 1;
+			continue;
+		}
+		if (k->kind != YML_SCALAR) {
+			struct prov_loc	loc = yml_loc(ld->doc, k);
+
+			prov_errs_add(ld->errs, PROV_E_PARSE, &loc,
+			    "write the key as a plain string",
+			    "a mapping key must be a string, not %s",
+			    yml_kind_name(k));
+			kids[2 * i] = NULL;
+			continue;
+		}
+		if (!yml_keyset_add(&ks, k)) {
+			struct prov_loc	loc = yml_loc(ld->doc, k);
+
+			prov_errs_add(ld->errs, PROV_E_PARSE, &loc,
+			    "each key may appear once in a mapping; the first "
+			    "one is used", "duplicate key '%s'", k->u.s);
+			kids[2 * i] = NULL;
+		}
+	}
+	if (has_merge) {
+		for (i = 0; i < nk; i++) {
+			struct yml_node	*k = kids[2 * i], *v = kids[2 * i + 1];
+
+			if (k == NULL || !yml_is_merge_key(k))
+				continue;
+			if (v->kind == YML_MAP) {
+				yml_add_merge_source(ld, v, &extra, &nextra,
+				    &aextra, &ks);
+				continue;
+			}
+			if (v->kind == YML_SEQ) {
+				for (j = 0; j < v->n; j++) {
+					if (v->u.items[j]->kind == YML_MAP) {
+						yml_add_merge_source(ld,
+						    v->u.items[j], &extra,
+						    &nextra, &aextra, &ks);
+						continue;
+					}
+					struct prov_loc	loc = yml_loc(ld->doc,
+					    v->u.items[j]);
+
+					prov_errs_add(ld->errs, PROV_E_PARSE,
+					    &loc, "merge a mapping or a list "
+					    "of mappings", "cannot merge %s",
+					    yml_kind_name(v->u.items[j]));
+				}
+				continue;
+			}
+			struct prov_loc	loc = yml_loc(ld->doc, v);
+
+			prov_errs_add(ld->errs, PROV_E_PARSE, &loc,
+			    "merge a mapping or a list of mappings, e.g. "
+			    "'<<: *defaults'", "cannot merge %s",
+			    yml_kind_name(v));
+		}
+		if (ld->merged > YML_MERGE_MAX) {
+			struct prov_loc	loc = yml_loc(ld->doc, f->node);
+
+			prov_errs_add(ld->errs, PROV_E_PARSE, &loc, NULL,
+			    "merge keys expand past %u entries",
+			    YML_MERGE_MAX);
+		}
+	}
+	free(ks.v);
+
+	f->node->u.pairs = yml_alloc(ld->doc,
+	    (nk + nextra) * sizeof(struct yml_pair));
+	for (i = 0; i < nk; i++) {
+		if (kids[2 * i] == NULL || yml_is_merge_key(kids[2 * i]))
+			continue;
+		f->node->u.pairs[nout].key = kids[2 * i];
+		f->node->u.pairs[nout].val = kids[2 * i + 1];
+		nout++;
+	}
+	for (i = 0; i < nextra; i++)
+		f->node->u.pairs[nout++] = extra[i];
+	f->node->n = nout;
+	free(extra);
+}
+
+static void
+yml_end_collection(struct yml_loader *ld)
+{
+	struct yml_frame	*f = &ld->frames[--ld->nframes];
+	size_t			 nkids = ld->nstack - f->base;
+
+	if (f->node->kind == YML_MAP) {
+		yml_end_map(ld, f);
+	} else {
+		f->node->n = nkids;
+		f->node->u.items = yml_alloc(ld->doc,
+		    nkids * sizeof(struct yml_node *));
+		memcpy(f->node->u.items, ld->stack + f->base,
+		    nkids * sizeof(struct yml_node *));
+	}
+	ld->nstack = f->base;
+	if (f->anchor != NULL)
+		yml_anchor_set(ld, f->anchor, f->node);
+	f->anchor = NULL;
+	yml_push(ld, f->node);
+}
+
+static void
+yml_open(struct yml_loader *ld, int kind, const yaml_mark_t *m,
+    const yaml_char_t *anchor)
+{
+	struct yml_frame	*f;
+
+	ALLOC_GROW(ld->frames, ld->nframes + 1, ld->aframes);
+	f = &ld->frames[ld->nframes++];
+	f->node = yml_new(ld, kind, m);
+	f->base = ld->nstack;
+	f->anchor = anchor != NULL ? xstrdup((const char *)anchor) : NULL;
+}
+
+static void
+yml_loader_release(struct yml_loader *ld)
+{
+	size_t	i;
+
+	for (i = 0; i < ld->aanchors; i++)
+		free(ld->anchors[i].name);
+	free(ld->anchors);
+	for (i = 0; i < ld->nframes; i++)
+		free(ld->frames[i].anchor);
+	free(ld->frames);
+	free(ld->stack);
+}
+
+int
+yml_load(struct yml_doc *doc, const char *file, const char *data,
+    size_t len, struct prov_errs *errs)
+{
+	struct yml_loader	ld;
+	yaml_parser_t		parser;
+	yaml_event_t		ev;
+	int			done = 0, ndocs = 0, r = -1;
+
+	memset(&ld, 0, sizeof ld);
+	ld.doc = doc;
+	ld.errs = errs;
+	doc->file = file;
+	if (!yaml_parser_initialize(&parser))
+		abort();
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			struct prov_loc	loc = { file,
+			    (unsigned)parser.problem_mark.line + 1,
+			    (unsigned)parser.problem_mark.column + 1 };
+
+			prov_errs_add(errs, PROV_E_PARSE, &loc,
+			    parser.context != NULL ? parser.context : NULL,
+			    "%s", parser.problem != NULL ? parser.problem :
+			    "not valid YAML");
+			goto out;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++ndocs > 1) {
+				struct prov_loc	loc = { file,
+				    (unsigned)ev.start_mark.line + 1,
+				    (unsigned)ev.start_mark.column + 1 };
+
+				prov_errs_add(errs, PROV_E_PARSE, &loc,
+				    "put everything in one document",
+				    "more than one YAML document");
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			break;
+		case YAML_SCALAR_EVENT: {
+			struct yml_node	*n = yml_new(&ld, YML_SCALAR,
+			    &ev.start_mark);
+
+			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			n->n = ev.data.scalar.length;
+			n->u.s = yml_strdup(doc, (const char *)ev.data.scalar.value,
+			    ev.data.scalar.length);
+			if (ev.data.scalar.anchor != NULL)
+				yml_anchor_set(&ld,
+				    xstrdup((const char *)ev.data.scalar.anchor), n);
+			yml_push(&ld, n);
+			break;
+		}
+		case YAML_ALIAS_EVENT: {
+			const char	*name = (const char *)ev.data.alias.anchor;
+			struct yml_node	*n = yml_anchor_get(&ld, name);
+
+			if (n == NULL) {
+				struct prov_loc	loc = { file,
+				    (unsigned)ev.start_mark.line + 1,
+				    (unsigned)ev.start_mark.column + 1 };
+
+				prov_errs_add(errs, PROV_E_PARSE, &loc,
+				    "define '&name' before using '*name'",
+				    "unknown anchor '%s'", name);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			yml_push(&ld, n);
+			break;
+		}
+		case YAML_SEQUENCE_START_EVENT:
+			yml_open(&ld, YML_SEQ, &ev.start_mark,
+			    ev.data.sequence_start.anchor);
+			break;
+		case YAML_MAPPING_START_EVENT:
+			yml_open(&ld, YML_MAP, &ev.start_mark,
+			    ev.data.mapping_start.anchor);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			yml_end_collection(&ld);
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	doc->root = ld.nstack > 0 ? ld.stack[0] : NULL;
+	r = 0;
+out:
+	if (r != 0) {
+		yml_doc_release(doc);
+		doc->file = file;
+	}
+	yaml_parser_delete(&parser);
+	yml_loader_release(&ld);
+	return r;
+}
+
+const char *
+yml_kind_name(const struct yml_node *n)
+{
+	if (n == NULL || yml_is_null(n))
+		return "nothing";
+	switch (n->kind) {
+	case YML_SEQ:
+		return "a list";
+	case YML_MAP:
+		return "a mapping";
+	default:
+		return "a string";
+	}
+}
+
+int
+yml_is_null(const struct yml_node *n)
+{
+	if (n == NULL)
+		return 1;
+	if (n->kind != YML_SCALAR || !n->plain)
+		return 0;
+	return n->n == 0 || strcmp(n->u.s, "~") == 0 ||
+	    strcmp(n->u.s, "null") == 0 || strcmp(n->u.s, "Null") == 0 ||
+	    strcmp(n->u.s, "NULL") == 0;
+}
+
+const struct yml_pair *
+yml_map_pair(const struct yml_node *map, const char *k)
+{
+	size_t	i;
+
+	if (map == NULL || map->kind != YML_MAP)
+		return NULL;
+	for (i = 0; i < map->n; i++)
+		if (strcmp(map->u.pairs[i].key->u.s, k) == 0)
+			return &map->u.pairs[i];
+	return NULL;
+}
+
+struct yml_node *
+yml_map_get(const struct yml_node *map, const char *k)
+{
+	const struct yml_pair	*p = yml_map_pair(map, k);
+
+	return p != NULL ? p->val : NULL;
+}
