@@ -34,7 +34,7 @@ cmd_catalog_list(struct cmd_ctx *ctx, const struct catalog *c, enum cat_kind k)
 {
 	size_t	i;
 
-	fprintf(ctx->out, "%ss:\n", catalog_kind_name(k));
+	fprintf(ctx->out, "%s:\n", k == CAT_SWITCH ? "switches" : k == CAT_GPU ? "gpus" : k == CAT_NIC ? "nics" : k == CAT_CPU ? "cpus" : "systems");
 	for (i = 0; i < catalog_count(c, k); i++) {
 		const struct cat_meta	*m = catalog_meta_at(c, k, i);
 

@@ -871,9 +871,17 @@ catalog_validate(const struct catalog *c, struct prov_errs *errs)
 					    "'sources:'", "%s '%s': unknown "
 					    "source '%s'", cat_kind_names[k],
 					    m->id, m->sources.v[j]);
-			if (m->sources.n == 0)
+			/*
+			 * Every number carries its source, or says it has
+			 * none (unconfirmed/unknown); generic parts such as
+			 * an on-board port are defined, not measured.
+			 */
+			if (m->sources.n == 0 && m->unconfirmed.n == 0 &&
+			    m->unknown.n == 0 && (m->vendor == NULL ||
+			    strcmp(m->vendor, "generic") != 0))
 				prov_errs_add(errs, PROV_E_CATALOG, &m->loc,
-				    "every number carries its source",
+				    "every number carries its source, or is "
+				    "listed under 'unconfirmed' or 'unknown'",
 				    "%s '%s' has no sources", cat_kind_names[k],
 				    m->id);
 		}
