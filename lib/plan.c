@@ -1199,9 +1199,14 @@ plan_check_top(struct plan_ld *ld, const struct yml_node *root)
 		    "unsupported plan version %ld", v);
 }
 
-int
-plan_load_buf(struct plan **out, const char *label, const char *data,
-    size_t len, const struct plan_opts *opts, struct prov_errs *errs)
+/*
+ * Build the plan from text (data != NULL) or streaming from fp: a big plan
+ * is never held whole in memory, only its tree.
+ */
+static int
+plan_load_any(struct plan **out, const char *label, const char *data,
+    size_t len, FILE *fp, const struct plan_opts *opts,
+    struct prov_errs *errs)
 {
 	struct plan_ld		 ld;
 	struct plan		*p;
@@ -1230,7 +1235,8 @@ plan_load_buf(struct plan **out, const char *label, const char *data,
 	ld.sc.errs = errs;
 	ld.max_nodes = opts->max_nodes ? opts->max_nodes : PLAN_MAX_NODES_DEFAULT;
 
-	if (yml_load(&p->doc, p->file, data, len, errs) != 0)
+	if ((fp != NULL ? yml_load_fp(&p->doc, p->file, fp, errs) :
+	    yml_load(&p->doc, p->file, data, len, errs)) != 0)
 		goto out;
 	root = p->doc.root;
 	if (root == NULL || yml_is_null(root)) {
@@ -1298,20 +1304,27 @@ int
 plan_load(struct plan **out, const char *path, const struct plan_opts *opts,
     struct prov_errs *errs)
 {
-	struct buf	b = BUF_INIT;
-	int		r;
+	FILE	*fp;
+	int	 r;
 
 	*out = NULL;
-	if (buf_read_file(&b, path) != 0) {
+	if ((fp = fopen(path, "rb")) == NULL) {
 		struct prov_loc	loc = { NULL, 0, 0 };
 
 		prov_errs_add(errs, PROV_E_SYS, &loc, NULL,
 		    "cannot read plan '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	r = plan_load_buf(out, path, b.buf, b.len, opts, errs);
-	buf_release(&b);
+	r = plan_load_any(out, path, NULL, 0, fp, opts, errs);
+	fclose(fp);
 	return r;
+}
+
+int
+plan_load_buf(struct plan **out, const char *label, const char *data,
+    size_t len, const struct plan_opts *opts, struct prov_errs *errs)
+{
+	return plan_load_any(out, label, data, len, NULL, opts, errs);
 }
 
 void

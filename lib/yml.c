@@ -46,6 +46,8 @@ struct yml_loader {
 	struct yml_anchor	*anchors;	/* open addressing */
 	size_t			 nanchors, aanchors;
 	size_t			 merged;
+	const char		**interned;	/* open addressing, arena strings */
+	size_t			 ninterned, ainterned;
 };
 
 static void *
@@ -225,7 +227,8 @@ yml_keyset_add(struct yml_keyset *ks, const struct yml_node *k)
 	size_t	i = (size_t)yml_hash(k->u.s, k->n) & ks->mask;
 
 	while (ks->v[i] != NULL) {
-		if (ks->v[i]->n == k->n && memcmp(ks->v[i]->u.s, k->u.s, k->n) == 0)
+		if (ks->v[i]->n == k->n &&
+		    memcmp(ks->v[i]->u.s, k->u.s, k->n) == 0)
 			return 0;
 		i = (i + 1) & ks->mask;
 	}
@@ -406,11 +409,48 @@ yml_open(struct yml_loader *ld, int kind, const yaml_mark_t *m,
 	f->anchor = anchor != NULL ? xstrdup((const char *)anchor) : NULL;
 }
 
+/* A copy of a short key in the arena, shared by every equal key. */
+static const char *
+yml_intern(struct yml_loader *ld, const char *s, size_t len)
+{
+	size_t	mask, i;
+
+	if ((ld->ninterned + 1) * 2 > ld->ainterned) {
+		const char	**old = ld->interned;
+		size_t		  oldn = ld->ainterned, j;
+
+		ld->ainterned = oldn ? oldn * 2 : 64;
+		ld->interned = xcalloc(ld->ainterned, sizeof *ld->interned);
+		mask = ld->ainterned - 1;
+		for (j = 0; j < oldn; j++) {
+			if (old[j] == NULL)
+				continue;
+			i = (size_t)yml_hash(old[j], strlen(old[j])) & mask;
+			while (ld->interned[i] != NULL)
+				i = (i + 1) & mask;
+			ld->interned[i] = old[j];
+		}
+		free(old);
+	}
+	mask = ld->ainterned - 1;
+	i = (size_t)yml_hash(s, len) & mask;
+	while (ld->interned[i] != NULL) {
+		if (strncmp(ld->interned[i], s, len) == 0 &&
+		    ld->interned[i][len] == '\0')
+			return ld->interned[i];
+		i = (i + 1) & mask;
+	}
+	ld->interned[i] = yml_strdup(ld->doc, s, len);
+	ld->ninterned++;
+	return ld->interned[i];
+}
+
 static void
 yml_loader_release(struct yml_loader *ld)
 {
 	size_t	i;
 
+	free(ld->interned);
 	for (i = 0; i < ld->aanchors; i++)
 		free(ld->anchors[i].name);
 	free(ld->anchors);
@@ -420,12 +460,40 @@ yml_loader_release(struct yml_loader *ld)
 	free(ld->stack);
 }
 
+static int yml_parse(struct yml_doc *, const char *, yaml_parser_t *,
+    struct prov_errs *);
+
 int
 yml_load(struct yml_doc *doc, const char *file, const char *data,
     size_t len, struct prov_errs *errs)
 {
+	yaml_parser_t	parser;
+
+	if (!yaml_parser_initialize(&parser))
+		abort();
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	return yml_parse(doc, file, &parser, errs);
+}
+
+int
+yml_load_fp(struct yml_doc *doc, const char *file, FILE *fp,
+    struct prov_errs *errs)
+{
+	yaml_parser_t	parser;
+
+	if (!yaml_parser_initialize(&parser))
+		abort();
+	yaml_parser_set_input_file(&parser, fp);
+	return yml_parse(doc, file, &parser, errs);
+}
+
+/* Consumes and deletes the parser-> */
+static int
+yml_parse(struct yml_doc *doc, const char *file, yaml_parser_t *pp,
+    struct prov_errs *errs)
+{
 	struct yml_loader	ld;
-	yaml_parser_t		parser;
+	yaml_parser_t		*parser = pp;
 	yaml_event_t		ev;
 	int			done = 0, ndocs = 0, r = -1;
 
@@ -433,19 +501,16 @@ yml_load(struct yml_doc *doc, const char *file, const char *data,
 	ld.doc = doc;
 	ld.errs = errs;
 	doc->file = file;
-	if (!yaml_parser_initialize(&parser))
-		abort();
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 
 	while (!done) {
-		if (!yaml_parser_parse(&parser, &ev)) {
+		if (!yaml_parser_parse(parser, &ev)) {
 			struct prov_loc	loc = { file,
-			    (unsigned)parser.problem_mark.line + 1,
-			    (unsigned)parser.problem_mark.column + 1 };
+			    (unsigned)parser->problem_mark.line + 1,
+			    (unsigned)parser->problem_mark.column + 1 };
 
 			prov_errs_add(errs, PROV_E_PARSE, &loc,
-			    parser.context != NULL ? parser.context : NULL,
-			    "%s", parser.problem != NULL ? parser.problem :
+			    parser->context != NULL ? parser->context : NULL,
+			    "%s", parser->problem != NULL ? parser->problem :
 			    "not valid YAML");
 			goto out;
 		}
@@ -469,11 +534,27 @@ yml_load(struct yml_doc *doc, const char *file, const char *data,
 		case YAML_SCALAR_EVENT: {
 			struct yml_node	*n = yml_new(&ld, YML_SCALAR,
 			    &ev.start_mark);
+			const char	*v = (const char *)ev.data.scalar.value;
+			size_t		 vlen = ev.data.scalar.length;
 
+			if (vlen > UINT_MAX / 2) {
+				struct prov_loc	loc = yml_loc(doc, n);
+
+				prov_errs_add(errs, PROV_E_PARSE, &loc, NULL,
+				    "string too long");
+				yaml_event_delete(&ev);
+				goto out;
+			}
 			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-			n->n = ev.data.scalar.length;
-			n->u.s = yml_strdup(doc, (const char *)ev.data.scalar.value,
-			    ev.data.scalar.length);
+			n->n = (unsigned)vlen;
+			/* Keys repeat on every entry of a big list: share them. */
+			if (ld.nframes > 0 &&
+			    ld.frames[ld.nframes - 1].node->kind == YML_MAP &&
+			    (ld.nstack - ld.frames[ld.nframes - 1].base) % 2 == 0 &&
+			    vlen < 32)
+				n->u.s = yml_intern(&ld, v, vlen);
+			else
+				n->u.s = yml_strdup(doc, v, vlen);
 			if (ev.data.scalar.anchor != NULL)
 				yml_anchor_set(&ld,
 				    xstrdup((const char *)ev.data.scalar.anchor), n);
@@ -522,7 +603,7 @@ out:
 		yml_doc_release(doc);
 		doc->file = file;
 	}
-	yaml_parser_delete(&parser);
+	yaml_parser_delete(parser);
 	yml_loader_release(&ld);
 	return r;
 }

@@ -22,6 +22,7 @@
 #define PROV_YML_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -33,11 +34,12 @@ enum yml_kind {
 
 struct yml_pair;
 
+/* 24 bytes: a plan of 100,000 nodes holds over a million of these. */
 struct yml_node {
+	unsigned	 line, col;	/* 1-based */
+	unsigned	 n;		/* scalar length, or item/pair count */
 	unsigned char	 kind;		/* enum yml_kind */
 	unsigned char	 plain;		/* scalar written without quotes */
-	unsigned	 line, col;	/* 1-based */
-	size_t		 n;		/* scalar length, or item/pair count */
 	union {
 		const char		 *s;	/* scalar, NUL-terminated */
 		struct yml_node		**items;
@@ -70,6 +72,9 @@ void	yml_doc_release(struct yml_doc *);
  */
 int	yml_load(struct yml_doc *, const char *file, const char *data,
 	    size_t len, struct prov_errs *errs);
+/* The same, streaming from an open file (big plans are never held whole). */
+int	yml_load_fp(struct yml_doc *, const char *file, FILE *fp,
+	    struct prov_errs *errs);
 
 /* Copy a string into the doc's arena: it lives as long as the doc. */
 const char	*yml_doc_strdup(struct yml_doc *, const char *s);
