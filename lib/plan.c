@@ -82,6 +82,7 @@ static const char *const plan_runtimes[] = { "containerd", "docker",
 static const char *const plan_orchs[] = { "slurm", "kubernetes", "none",
     NULL };
 static const char *const plan_cnis[] = { "calico", "flannel", "cilium", NULL };
+static const char *const plan_proctracks[] = { "cgroup", "linuxproc", NULL };
 static const char *const plan_drive_kinds[] = { "nvme", "ssd", "hdd", NULL };
 
 #define NOLIM 1, 0
@@ -280,6 +281,7 @@ struct plan_sw_raw {
 static const struct schema_field plan_slurm_fields[] = {
 	F("cluster_name", SCHEMA_HOST, struct plan_software, slurm_cluster, 0),
 	F("partitions", SCHEMA_NODE, struct plan_software, src, 0),
+	FE("proctrack", struct plan_software, slurm_proctrack, 0, plan_proctracks),
 	FEND
 };
 
@@ -432,6 +434,25 @@ plan_each_entry(struct plan_ld *ld, const struct yml_node *sec,
 	}
 }
 
+/* "N", "N+N", "N+1" or "2+2": needed PSUs, then spare ones. */
+static int
+plan_redundancy_ok(const char *s)
+{
+	const char	*plus = strchr(s, '+');
+	char		*need;
+	long		 a, b;
+	int		 ok;
+
+	if (strcmp(s, "N") == 0 || strcmp(s, "N+N") == 0)
+		return 1;
+	if (plus == NULL || str_to_long(plus + 1, &b) != 0 || b < 0)
+		return 0;
+	need = xstrndup(s, (size_t)(plus - s));
+	ok = strcmp(need, "N") == 0 || (str_to_long(need, &a) == 0 && a > 0);
+	free(need);
+	return ok;
+}
+
 static void
 plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
     const struct yml_node *v, size_t i)
@@ -496,17 +517,11 @@ plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
 			}
 		}
 	}
-	if (hw->psu.redundancy != NULL) {
-		long	a, b;
-		char	*plus = strchr(hw->psu.redundancy, '+');
-
-		if (plus == NULL ||
-		    (strncmp(hw->psu.redundancy, "N", 1) != 0 &&
-		    sscanf(hw->psu.redundancy, "%ld+%ld", &a, &b) != 2))
-			plan_ld_err(ld, yml_map_get(hw->psu.src, "redundancy"),
-			    "write 'N+1', 'N+N', 'N' or counts like '2+2'",
-			    "bad redundancy '%s'", hw->psu.redundancy);
-	}
+	if (hw->psu.redundancy != NULL &&
+	    !plan_redundancy_ok(hw->psu.redundancy))
+		plan_ld_err(ld, yml_map_get(hw->psu.src, "redundancy"),
+		    "write 'N+1', 'N+N', 'N' or counts like '2+2'",
+		    "bad redundancy '%s'", hw->psu.redundancy);
 	strmap_add(&ld->p->index->hw, hw->name, hw);
 }
 
@@ -564,8 +579,8 @@ plan_load_net(struct plan_ld *ld, const struct yml_node *k,
 	n->src = v;
 	n->kind = "ethernet";
 	n->gbps = NAN;
-	if (schema_bind(&ld->sc, v, plan_net_fields, n) == 0 &&
-	    plan_parse_cidr(n) != 0)
+	(void)schema_bind(&ld->sc, v, plan_net_fields, n);
+	if (n->cidr != NULL && plan_parse_cidr(n) != 0)
 		plan_ld_err(ld, yml_map_get(v, "cidr"),
 		    "write an IPv4 network like '192.0.2.0/24'",
 		    "bad cidr '%s'", n->cidr);
@@ -623,8 +638,13 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 	raw.forks = 64;
 	raw.port = 22;
 	raw.connect_timeout_s = 10;
-	if (v != NULL && !yml_is_null(v))
+	if (v != NULL && !yml_is_null(v)) {
 		(void)schema_bind(&ld->sc, v, plan_ssh_fields, &raw);
+		/* `identity: null`: no key file, the agent's keys only. */
+		if (yml_map_pair(v, "identity") != NULL &&
+		    yml_is_null(yml_map_get(v, "identity")))
+			raw.identity = NULL;
+	}
 	s->src = v;
 	s->user = raw.user;
 	s->identity = plan_path(ld, raw.identity);
@@ -739,14 +759,17 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	struct hostlist_iter	*it = NULL;
 	const char		**addrs = NULL, **macs = NULL, **bmcs = NULL;
 	const char		***ifv = NULL, *name;
-	size_t			 n = 1, i, j, nif = 0, first;
-	int			 bad = 0;
+	size_t			 n = 1, i, j, nif = 0, first, badname = 0;
 
 	memset(&raw, 0, sizeof raw);
 	memset(&braw, 0, sizeof braw);
 	raw.role = "worker";
-	if (schema_bind(&ld->sc, v, plan_node_fields, &raw) != 0 ||
-	    raw.name == NULL)
+	/*
+	 * Other bad keys still make the nodes, so that references to them
+	 * do not add false "unknown node" errors; the load fails anyway.
+	 */
+	(void)schema_bind(&ld->sc, v, plan_node_fields, &raw);
+	if (raw.name == NULL)
 		return;
 
 	if (hostlist_is_pattern(raw.name)) {
@@ -764,32 +787,29 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 			return;
 		}
 	}
-	if (raw.address != NULL && plan_expand_values(ld, &addrs, raw.address,
-	    plan_key_or(v, "address"), "address", n) != 0)
-		bad = 1;
+	if (raw.address != NULL)
+		(void)plan_expand_values(ld, &addrs, raw.address,
+		    plan_key_or(v, "address"), "address", n);
 	if (raw.mac != NULL && n != 1) {
 		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
 		    "one MAC per node", "'mac' on a range of %zu nodes", n);
-		bad = 1;
+		raw.mac = NULL;
 	}
 	if (raw.macs != NULL) {
 		if (raw.macs->kind != YML_SEQ || raw.macs->n != n) {
 			plan_ld_err(ld, raw.macs, NULL, "'macs' must be a list "
 			    "of %zu MAC addresses", n);
-			bad = 1;
 		} else {
 			macs = xcalloc(n, sizeof *macs);
 			for (i = 0; i < n; i++)
-				if (schema_str(&ld->sc, raw.macs->u.items[i],
-				    "macs", &macs[i]) != 0)
-					bad = 1;
+				(void)schema_str(&ld->sc, raw.macs->u.items[i],
+				    "macs", &macs[i]);
 		}
 	}
 	if (raw.interfaces != NULL) {
 		if (raw.interfaces->kind != YML_MAP) {
 			schema_type_error(&ld->sc, raw.interfaces, "interfaces",
 			    "a mapping of network to address");
-			bad = 1;
 		} else {
 			nif = raw.interfaces->n;
 			ifv = xcalloc(nif, sizeof *ifv);
@@ -799,22 +819,23 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 				const char		*s;
 
 				if (schema_str(&ld->sc, pr->val, pr->key->u.s,
-				    &s) != 0 || plan_expand_values(ld, &ifv[j],
-				    s, pr->val, pr->key->u.s, n) != 0)
-					bad = 1;
+				    &s) == 0)
+					(void)plan_expand_values(ld, &ifv[j],
+					    s, pr->val, pr->key->u.s, n);
 			}
 		}
 	}
 	if (raw.bmc != NULL) {
 		braw.port = 443;
-		if (schema_bind(&ld->sc, raw.bmc, plan_bmc_fields, &braw) != 0 ||
-		    plan_expand_values(ld, &bmcs, braw.address,
-		    plan_key_or(raw.bmc, "address"), "bmc address", n) != 0)
-			bad = 1;
+		if (schema_bind(&ld->sc, raw.bmc, plan_bmc_fields, &braw) == 0)
+			(void)plan_expand_values(ld, &bmcs, braw.address,
+			    plan_key_or(raw.bmc, "address"), "bmc address", n);
 	}
-	if (bad)
-		goto out;
-
+	/*
+	 * A bad value above leaves NULL in its place and the nodes are still
+	 * made (the load fails anyway), so that later references to them do
+	 * not add false errors.
+	 */
 	if (hostlist_is_pattern(raw.name) &&
 	    hostlist_iter_init(&it, raw.name, &e) != 0) {
 		plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s", e.msg);
@@ -849,7 +870,8 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 			for (j = 0; j < nif; j++) {
 				nd->ifaces[j].network =
 				    raw.interfaces->u.pairs[j].key->u.s;
-				nd->ifaces[j].address = ifv[j][i];
+				nd->ifaces[j].address = ifv[j] != NULL ?
+				    ifv[j][i] : NULL;
 			}
 		}
 		if (bmcs != NULL) {
@@ -863,10 +885,13 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 			nd->bmc->port = braw.port;
 		}
 		if (!str_is_hostname(nd->name)) {
-			plan_ld_err(ld, plan_key_or(v, "name"),
-			    "RFC 1123: letters, digits and '-', labels of at "
-			    "most 63 characters, not starting or ending with "
-			    "'-'", "'%s' is not a valid host name", nd->name);
+			/* One message per entry, not one per node. */
+			if (badname++ == 0)
+				plan_ld_err(ld, plan_key_or(v, "name"),
+				    "RFC 1123: letters, digits and '-', labels of "
+				    "at most 63 characters, not starting or "
+				    "ending with '-'",
+				    "'%s' is not a valid host name", nd->name);
 			continue;
 		}
 		/* Indices, not pointers: p->nodes may still move. */
@@ -1296,6 +1321,10 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	r = 0;
 out:
 	prov_errs_sort(errs);
+	/* p->file dies with p: the caller's label outlives the errors. */
+	for (size_t i = 0; p != NULL && i < errs->n; i++)
+		if (errs->v[i].loc.file == p->file)
+			errs->v[i].loc.file = label;
 	plan_free(p);
 	return r;
 }

@@ -198,6 +198,7 @@ struct plan_software {
 	struct plan_partition	*partitions;
 	size_t			 npartitions;
 	const char		*slurm_cluster;
+	const char		*slurm_proctrack;	/* cgroup (default), linuxproc */
 	const char		*k8s_version;
 	const char		*k8s_pod_cidr;
 	const char		*k8s_cni;

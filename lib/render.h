@@ -1,0 +1,47 @@
+/*
+ * render.h: turn the plan into what runs on a node: generated config
+ * files (slurm.conf, gres.conf, prometheus.yml, /etc/hosts lines) and
+ * step scripts (a preamble of shell-quoted variables, templates/lib.sh,
+ * templates/STEP.sh, and the runner call).  docs/templates.md is the
+ * contract between this module and the templates.
+ *
+ * Every plan value reaches the script through buf_add_shquote(): no
+ * value is ever spliced into shell code unquoted.
+ */
+#ifndef PROV_RENDER_H
+#define PROV_RENDER_H
+
+#include "buf.h"
+#include "err.h"
+#include "plan.h"
+
+/* What a node really has (from facts), for slurm.conf; have == 0: use the plan. */
+struct render_hostinfo {
+	int	have;
+	long	cpus;		/* logical CPUs */
+	long	mem_mb;		/* MemTotal */
+	long	gpus;		/* NVIDIA GPUs found */
+};
+
+struct render_in {
+	const struct plan		*plan;
+	const char			*templates;	/* dir */
+	const struct render_hostinfo	*info;		/* per plan node, or NULL */
+	const char			*secret_dir;	/* on the node, or NULL */
+};
+
+/* The head node: the first with role head, else the first node. */
+const struct plan_node	*render_head(const struct plan *);
+void	render_hosts_block(struct buf *, const struct plan *);
+void	render_slurm_conf(struct buf *, const struct render_in *);
+void	render_gres_conf(struct buf *, const struct render_in *);
+void	render_prometheus_conf(struct buf *, const struct render_in *);
+/* CPUs, memory (MiB, what Slurm may use) and GPUs of node i. */
+void	render_node_resources(const struct render_in *, size_t i, long *cpus,
+	    long *mem_mb, long *gpus);
+
+/* The whole script for `step` on plan node index `i`. */
+int	render_step(struct buf *out, const struct render_in *, size_t i,
+	    const char *step, struct prov_err *err);
+
+#endif
