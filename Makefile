@@ -41,7 +41,7 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
 	xorriso vagrant chromium clang libclang-rt-14-dev
 
-.PHONY: all deps test unit e2e cli demo bench style check-headers clean fuzz
+.PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
 all: provision
 
 provision: $(BIN)
@@ -66,8 +66,16 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEPS_PKGS)
 
+# `make test` and `make demo` on a fresh machine: install only what is missing.
+deps-ensure:
+	@missing=$$(for p in $(DEPS_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then echo "installing missing packages:" $$missing; $(MAKE) deps; fi
+
 # Unit tests first (fast), then the CLI against real files and real processes.
-test: unit cli e2e
+test: deps-ensure
+	$(MAKE) unit cli e2e
 
 unit: $(TEST_BINS) $(BIN)
 	@fail=0; for t in $(TEST_BINS); do \
@@ -81,7 +89,8 @@ cli: $(BIN)
 e2e: $(BIN)
 	@PROVISION=$(CURDIR)/$(BIN) SAN=$(SAN) sh tests/e2e/run.sh
 
-demo: provision
+demo: deps-ensure
+	$(MAKE) provision
 	./scripts/demo
 
 bench: provision
