@@ -13,7 +13,7 @@ PKGS	 = yaml-0.1 libssh2 libcurl libarchive libpci
 WARN	 = -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
 	   -Wformat-security -Wno-unused-parameter -Wshadow
 CFLAGS	?= -O2 -g
-ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -Ilib -Icmd
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote cmd
 LIBS	 = $(shell pkg-config --libs $(PKGS)) -lcrypto -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
@@ -60,7 +60,7 @@ $(BUILD)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libprov.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDSAN) -o $@ $< $(BUILD)/libprov.a $(LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) -iquote tests/unit $(LDSAN) -o $@ $< $(BUILD)/libprov.a $(LIBS) $(CHECK_LIBS)
 
 deps:
 	apt-get update

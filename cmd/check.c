@@ -1,12 +1,232 @@
-/* placeholder until lib/check.h lands */
+/*
+ * check.c: `provision check PLAN`: can this cluster work, in numbers.
+ *
+ * Runs every hardware check (lib/check.c) and shows the rows grouped by
+ * check: an aligned table on a terminal or in a pipe, `--json` for
+ * machines.  Exit 0 when nothing fails, 1 when something fails, 2 when
+ * the plan cannot be read (the dispatcher handles that before exec).
+ */
 #include "compat.h"
+
+#include <math.h>
+
+#include "buf.h"
+#include "check.h"
 #include "cmd.h"
-static int
-cmd_check_exec(struct cmd_ctx *ctx, void *o, int argc, char **argv)
-{
-	return 0;
-}
-const struct cmd_entry cmd_check_entry = {
-	"check", "validate", "[--json] PLAN", "check hardware", NULL, 0, NULL,
-	CMD_LOADS_PLAN, cmd_check_exec
+
+struct check_opts {
+	int	 json;
+	int	 quiet;
+	int	 strict;
 };
+
+static const struct opt_spec check_opts_spec[] = {
+	{ "json", 0, OPT_BOOL, offsetof(struct check_opts, json), NULL,
+	  "print every row as JSON, with totals" },
+	{ "quiet", 'q', OPT_BOOL, offsetof(struct check_opts, quiet), NULL,
+	  "print only warnings, failures and the summary" },
+	{ "strict", 0, OPT_BOOL, offsetof(struct check_opts, strict), NULL,
+	  "treat warnings as failures (exit 1)" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static int cmd_check_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_check_entry = {
+	"check", "validate", "[--json] [-q] [--strict] PLAN",
+	"check PCIe slots, PSU budgets, racks, power, cooling, network and "
+	"memory",
+	check_opts_spec, sizeof(struct check_opts), NULL, CMD_LOADS_PLAN,
+	cmd_check_exec
+};
+
+static const char *const check_groups[] = { "pcie", "power", "rack",
+    "network", "memory", NULL };
+
+static void
+cmd_check_json_num(struct buf *b, const char *key, double v)
+{
+	buf_addf(b, ", \"%s\": ", key);
+	if (isnan(v) || isinf(v))
+		buf_adds(b, "null");
+	else
+		buf_addf(b, "%.10g", v);
+}
+
+static void
+cmd_check_json_str(struct buf *b, const char *key, const char *v)
+{
+	buf_addf(b, ", \"%s\": ", key);
+	if (v != NULL)
+		buf_add_json(b, v);
+	else
+		buf_adds(b, "null");
+}
+
+static void
+cmd_check_json(struct cmd_ctx *ctx, const struct check_result *res)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	buf_adds(&b, "{\"plan\": ");
+	buf_add_json(&b, ctx->plan_path);
+	buf_adds(&b, ", \"rows\": [");
+	for (i = 0; i < res->n; i++) {
+		const struct check_row	*r = &res->rows[i];
+
+		buf_adds(&b, i ? ",\n  " : "\n  ");
+		buf_adds(&b, "{\"severity\": ");
+		buf_add_json(&b, check_sev_name(r->sev));
+		cmd_check_json_str(&b, "group", r->group);
+		cmd_check_json_str(&b, "subject", r->subject);
+		cmd_check_json_str(&b, "check", r->what);
+		cmd_check_json_str(&b, "measured", r->measured);
+		cmd_check_json_str(&b, "limit", r->limit);
+		cmd_check_json_str(&b, "hint", r->hint);
+		cmd_check_json_num(&b, "value", r->value);
+		cmd_check_json_num(&b, "max", r->max);
+		if (r->loc.line > 0) {
+			cmd_check_json_str(&b, "file", r->loc.file);
+			buf_addf(&b, ", \"line\": %u, \"col\": %u", r->loc.line,
+			    r->loc.col);
+		}
+		buf_adds(&b, "}");
+	}
+	buf_addf(&b, "\n], \"summary\": {\"ok\": %zu, \"warn\": %zu, "
+	    "\"fail\": %zu, \"skip\": %zu}}\n", res->nok, res->nwarn,
+	    res->nfail, res->nskip);
+	fwrite(b.buf, 1, b.len, ctx->out);
+	buf_release(&b);
+}
+
+static size_t
+cmd_check_width(const char *s)
+{
+	size_t	n = 0;
+
+	/* Display width: count UTF-8 lead bytes only. */
+	for (; s != NULL && *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static void
+cmd_check_pad(FILE *fp, const char *s, size_t w)
+{
+	size_t	n = cmd_check_width(s);
+
+	fputs(s != NULL ? s : "", fp);
+	for (; n < w; n++)
+		fputc(' ', fp);
+}
+
+static const char *
+cmd_check_sev_label(const struct cmd_ctx *ctx, enum check_sev s)
+{
+	if (!ctx->tty)
+		return check_sev_name(s);
+	switch (s) {
+	case CHECK_OK:
+		return "\033[32mok\033[0m  ";
+	case CHECK_WARN:
+		return "\033[33mwarn\033[0m";
+	case CHECK_FAIL:
+		return "\033[1;31mFAIL\033[0m";
+	default:
+		return "\033[2mskip\033[0m";
+	}
+}
+
+static void
+cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
+    const struct check_result *res)
+{
+	size_t	 wsub = 7, wwhat = 5, wmeas = 8, i, g;
+	FILE	*fp = ctx->out;
+
+	for (i = 0; i < res->n; i++) {
+		const struct check_row	*r = &res->rows[i];
+		size_t			 n;
+
+		if ((n = cmd_check_width(r->subject)) > wsub)
+			wsub = n;
+		if ((n = cmd_check_width(r->what)) > wwhat)
+			wwhat = n;
+		if ((n = cmd_check_width(r->measured)) > wmeas)
+			wmeas = n;
+	}
+	if (wmeas > 40)
+		wmeas = 40;
+	for (g = 0; check_groups[g] != NULL; g++) {
+		int	header = 0;
+
+		for (i = 0; i < res->n; i++) {
+			const struct check_row	*r = &res->rows[i];
+
+			if (strcmp(r->group, check_groups[g]) != 0)
+				continue;
+			if (o->quiet && (r->sev == CHECK_OK ||
+			    r->sev == CHECK_SKIP))
+				continue;
+			if (!header) {
+				fprintf(fp, "%s%s\n", g > 0 ? "\n" : "",
+				    check_groups[g]);
+				fprintf(fp, "  %-4s  ", "");
+				cmd_check_pad(fp, "SUBJECT", wsub);
+				fputs("  ", fp);
+				cmd_check_pad(fp, "CHECK", wwhat);
+				fputs("  ", fp);
+				cmd_check_pad(fp, "MEASURED", wmeas);
+				fputs("  LIMIT\n", fp);
+				header = 1;
+			}
+			fprintf(fp, "  %-4s  ", cmd_check_sev_label(ctx, r->sev));
+			cmd_check_pad(fp, r->subject, wsub);
+			fputs("  ", fp);
+			cmd_check_pad(fp, r->what, wwhat);
+			fputs("  ", fp);
+			cmd_check_pad(fp, r->measured, wmeas);
+			fprintf(fp, "  %s\n", r->limit != NULL ? r->limit : "");
+			if (r->hint != NULL)
+				fprintf(fp, "        %s\n", r->hint);
+			if (r->sev == CHECK_FAIL && r->loc.line > 0)
+				fprintf(fp, "        at %s:%u:%u\n", r->loc.file,
+				    r->loc.line, r->loc.col);
+		}
+	}
+}
+
+static int
+cmd_check_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct check_opts	*o = optsp;
+	struct check_result	 res = CHECK_RESULT_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	int			 r;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_check_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (check_plan(&res, ctx->plan, &err) != 0) {
+		fprintf(ctx->err, "provision check: ");
+		prov_err_print(&err, ctx->err);
+		prov_err_release(&err);
+		check_result_release(&res);
+		return PROV_EXIT_USAGE;
+	}
+	if (o->json)
+		cmd_check_json(ctx, &res);
+	else {
+		cmd_check_table(ctx, o, &res);
+		fprintf(ctx->out, "\n%s: %zu ok, %zu warnings, %zu failed, "
+		    "%zu skipped: %s\n", ctx->plan_path, res.nok, res.nwarn,
+		    res.nfail, res.nskip, res.nfail > 0 ? "FAIL" :
+		    res.nwarn > 0 && o->strict ? "FAIL (strict)" : "PASS");
+	}
+	r = res.nfail > 0 || (o->strict && res.nwarn > 0) ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
+	check_result_release(&res);
+	return r;
+}

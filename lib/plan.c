@@ -36,6 +36,7 @@
 #include "compat.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <libgen.h>
 #include <math.h>
 
@@ -48,6 +49,7 @@
 #include "strmap.h"
 
 #define PLAN_MAX_NODES_DEFAULT	1000000
+#define PLAN_MAC_HINT		"six hex pairs like '0c:c4:7a:00:00:10'"
 
 struct plan_index {
 	struct strmap	nodes;
@@ -92,12 +94,16 @@ static const char *const plan_drive_kinds[] = { "nvme", "ssd", "hdd", NULL };
 #define FEND { NULL, SCHEMA_END, 0, 0, NULL, NULL, NOLIM }
 
 struct plan_cluster_raw {
-	const char	*name, *domain;
+	const char	*name, *domain, *workload;
 };
+
+static const char *const plan_workloads[] = { "training", "inference",
+    "mixed", NULL };
 
 static const struct schema_field plan_cluster_fields[] = {
 	F("name", SCHEMA_HOST, struct plan_cluster_raw, name, SCHEMA_REQUIRED),
 	F("domain", SCHEMA_HOST, struct plan_cluster_raw, domain, 0),
+	FE("workload", struct plan_cluster_raw, workload, 0, plan_workloads),
 	FEND
 };
 
@@ -694,6 +700,56 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 	}
 }
 
+/* "0c:c4:7a:00:00:10" (or with '-'). */
+static int
+plan_mac_ok(const char *s)
+{
+	size_t	i;
+
+	if (strlen(s) != 17)
+		return 0;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != s[2] || (s[i] != ':' && s[i] != '-') :
+		    !isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* An IPv4 or IPv6 address, or a host name that does not look like IPv4. */
+static int
+plan_addr_ok(const char *s)
+{
+	struct in6_addr	a6;
+	uint32_t	a4;
+
+	if (plan_parse_ipv4(s, &a4) == 0)
+		return 1;
+	if (strchr(s, ':') != NULL)
+		return inet_pton(AF_INET6, s, &a6) == 1;
+	return str_is_hostname(s) && strspn(s, "0123456789.") != strlen(s);
+}
+
+/* Every value is an address; -1 (one error, *out freed) otherwise. */
+static int
+plan_check_addrs(struct plan_ld *ld, const char ***out, size_t n,
+    const struct yml_node *at, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (plan_addr_ok((*out)[i]))
+			continue;
+		plan_ld_err(ld, at, "write an IPv4 address like '192.0.2.10', "
+		    "a range like '192.0.2.[11-18]', or a host name",
+		    "'%s' is not an IP address or host name: '%s'", key,
+		    (*out)[i]);
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Values per node of a range: a hostlist that expands to exactly `n`
  * entries, or a plain value when n == 1.  Fills out[0..n-1] with strings
@@ -717,7 +773,7 @@ plan_expand_values(struct plan_ld *ld, const char ***out, const char *val,
 		v = xmalloc(sizeof *v);
 		v[0] = val;
 		*out = v;
-		return 0;
+		return plan_check_addrs(ld, out, n, at, key);
 	}
 	if (hostlist_count(&cnt, val, &e) != 0) {
 		plan_ld_err(ld, at, NULL, "%s", e.msg);
@@ -738,7 +794,7 @@ plan_expand_values(struct plan_ld *ld, const char ***out, const char *val,
 		v[i++] = yml_doc_strdup(&ld->p->doc, s);
 	hostlist_iter_free(it);
 	*out = v;
-	return 0;
+	return plan_check_addrs(ld, out, n, at, key);
 }
 
 static const struct yml_node *
@@ -794,6 +850,10 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
 		    "one MAC per node", "'mac' on a range of %zu nodes", n);
 		raw.mac = NULL;
+	} else if (raw.mac != NULL && !plan_mac_ok(raw.mac)) {
+		plan_ld_err(ld, plan_key_or(v, "mac"), PLAN_MAC_HINT,
+		    "'mac' is not a MAC address: '%s'", raw.mac);
+		raw.mac = NULL;
 	}
 	if (raw.macs != NULL) {
 		if (raw.macs->kind != YML_SEQ || raw.macs->n != n) {
@@ -801,9 +861,17 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 			    "of %zu MAC addresses", n);
 		} else {
 			macs = xcalloc(n, sizeof *macs);
-			for (i = 0; i < n; i++)
-				(void)schema_str(&ld->sc, raw.macs->u.items[i],
-				    "macs", &macs[i]);
+			for (i = 0; i < n; i++) {
+				const struct yml_node	*m =
+				    raw.macs->u.items[i];
+
+				if (schema_str(&ld->sc, m, "macs",
+				    &macs[i]) != 0 || plan_mac_ok(macs[i]))
+					continue;
+				plan_ld_err(ld, m, PLAN_MAC_HINT, "'macs' entry "
+				    "is not a MAC address: '%s'", macs[i]);
+				macs[i] = NULL;
+			}
 		}
 	}
 	if (raw.interfaces != NULL) {
@@ -892,16 +960,14 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 				    "at most 63 characters, not starting or "
 				    "ending with '-'",
 				    "'%s' is not a valid host name", nd->name);
-			continue;
-		}
-		/* Indices, not pointers: p->nodes may still move. */
-		if (strmap_add(&p->index->nodes, nd->name,
+		} else if (strmap_add(&p->index->nodes, nd->name,
 		    (void *)(uintptr_t)(p->nnodes + 1)) != NULL) {
+			/* Indices, not pointers: p->nodes may still move. */
 			plan_ld_err(ld, plan_key_or(v, "name"),
 			    "node names must be unique",
 			    "duplicate node name '%s'", nd->name);
-			continue;
 		}
+		/* A bad name still fails the load; its references get checked. */
 		p->nnodes++;
 	}
 	(void)first;
@@ -1225,6 +1291,54 @@ plan_check_top(struct plan_ld *ld, const struct yml_node *root)
 }
 
 /*
+ * Sort the errors into file order.  When loading failed, their locations
+ * borrow file names that die with the plan (its own and its catalog's):
+ * point them at the caller's label, or for catalog files move the
+ * location into the message, which the error owns (printed the same).
+ */
+static void
+plan_errs_finish(struct plan *p, struct prov_errs *errs, size_t nerr0,
+    const char *label)
+{
+	const char	**dying = NULL;
+	size_t		  ndying = 0, adying = 0, i, j;
+
+	/* Ours are the last ones until sorted. */
+	for (i = nerr0; p != NULL && i < errs->n; i++) {
+		const char	*f = errs->v[i].loc.file;
+
+		if (f != NULL && f != label && f != p->file) {
+			ALLOC_GROW(dying, ndying + 1, adying);
+			dying[ndying++] = f;
+		}
+	}
+	prov_errs_sort(errs);
+	for (i = 0; p != NULL && i < errs->n; i++) {
+		struct prov_err	*e = &errs->v[i];
+		char		*msg;
+
+		if (e->loc.file == p->file) {
+			e->loc.file = label;
+			continue;
+		}
+		for (j = 0; j < ndying && dying[j] != e->loc.file; j++)
+			;
+		if (j == ndying)
+			continue;
+		if (e->loc.line > 0)
+			msg = xasprintf("%s:%u:%u: %s", e->loc.file,
+			    e->loc.line, e->loc.col, e->msg);
+		else
+			msg = xasprintf("%s: %s", e->loc.file, e->msg);
+		free(e->msg);
+		e->msg = msg;
+		e->loc.file = NULL;
+		e->loc.line = e->loc.col = 0;
+	}
+	free(dying);
+}
+
+/*
  * Build the plan from text (data != NULL) or streaming from fp: a big plan
  * is never held whole in memory, only its tree.
  */
@@ -1236,7 +1350,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	struct plan_ld		 ld;
 	struct plan		*p;
 	const struct yml_node	*root, *sec;
-	struct plan_cluster_raw	 cl = { NULL, NULL };
+	struct plan_cluster_raw	 cl = { NULL, NULL, "training" };
 	size_t			 nerr0 = errs->n;
 	char			*dcopy;
 	int			 r = -1;
@@ -1280,6 +1394,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	    schema_bind(&ld.sc, sec, plan_cluster_fields, &cl) == 0) {
 		p->cluster = cl.name;
 		p->domain = cl.domain;
+		p->workload = cl.workload;
 	} else if (sec == NULL)
 		plan_ld_err(&ld, root, "add 'cluster: { name: NAME }'",
 		    "missing key 'cluster'");
@@ -1320,11 +1435,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	p = NULL;
 	r = 0;
 out:
-	prov_errs_sort(errs);
-	/* p->file dies with p: the caller's label outlives the errors. */
-	for (size_t i = 0; p != NULL && i < errs->n; i++)
-		if (errs->v[i].loc.file == p->file)
-			errs->v[i].loc.file = label;
+	plan_errs_finish(p, errs, nerr0, label);
 	plan_free(p);
 	return r;
 }

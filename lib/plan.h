@@ -215,6 +215,7 @@ struct plan {
 	const char		*dir;		/* its directory, for relative paths */
 	const char		*cluster;
 	const char		*domain;
+	const char		*workload;	/* training (default), inference, mixed */
 	struct strvec		 profile_dirs;	/* resolved, in load order */
 	struct plan_hw		*hw;
 	size_t			 nhw;
