@@ -15,7 +15,7 @@
 #include "yml.h"
 
 #define YML_CHUNK	(64 * 1024)
-/* Bound on pairs copied by merge keys, so `<<` chains cannot blow up. */
+/* Bound on pairs merge keys look at, so `<<` chains cannot blow up. */
 #define YML_MERGE_MAX	(1u << 20)
 
 struct yml_chunk {
@@ -46,6 +46,7 @@ struct yml_loader {
 	struct yml_anchor	*anchors;	/* open addressing */
 	size_t			 nanchors, aanchors;
 	size_t			 merged;
+	int			 merge_full;	/* reported once */
 	const char		**interned;	/* open addressing, arena strings */
 	size_t			 ninterned, ainterned;
 };
@@ -83,7 +84,7 @@ yml_alloc(struct yml_doc *doc, size_t n)
 static const char *
 yml_strdup(struct yml_doc *doc, const char *s, size_t len)
 {
-	char	*p = yml_alloc_aligned(doc, len + 1, 8);
+	char	*p = yml_alloc_aligned(doc, len + 1, 1);
 
 	memcpy(p, s, len);
 	p[len] = '\0';
@@ -219,13 +220,20 @@ yml_is_merge_key(const struct yml_node *k)
 struct yml_keyset {
 	const struct yml_node	**v;
 	size_t			  mask;
+	size_t			  n;
 };
+
+static void yml_keyset_grow(struct yml_keyset *);
 
 static int
 yml_keyset_add(struct yml_keyset *ks, const struct yml_node *k)
 {
-	size_t	i = (size_t)yml_hash(k->u.s, k->n) & ks->mask;
+	size_t	i;
 
+	/* Merged keys come on top of the explicit ones it was sized for. */
+	if ((ks->n + 1) * 2 > ks->mask + 1)
+		yml_keyset_grow(ks);
+	i = (size_t)yml_hash(k->u.s, k->n) & ks->mask;
 	while (ks->v[i] != NULL) {
 		if (ks->v[i]->n == k->n &&
 		    memcmp(ks->v[i]->u.s, k->u.s, k->n) == 0)
@@ -233,7 +241,24 @@ yml_keyset_add(struct yml_keyset *ks, const struct yml_node *k)
 		i = (i + 1) & ks->mask;
 	}
 	ks->v[i] = k;
+	ks->n++;
 	return 1;
+}
+
+static void
+yml_keyset_grow(struct yml_keyset *ks)
+{
+	struct yml_keyset	 big;
+	size_t			 i;
+
+	big.mask = (ks->mask + 1) * 2 - 1;
+	big.v = xcalloc(big.mask + 1, sizeof *big.v);
+	big.n = 0;
+	for (i = 0; i <= ks->mask; i++)
+		if (ks->v[i] != NULL)
+			(void)yml_keyset_add(&big, ks->v[i]);
+	free(ks->v);
+	*ks = big;
 }
 
 static int
@@ -259,10 +284,14 @@ yml_add_merge_source(struct yml_loader *ld, struct yml_node *src,
 	for (i = 0; i < src->n; i++) {
 		struct yml_pair	*p = &src->u.pairs[i];
 
-		if (yml_keyset_has(ks, p->key))
-			continue;
+		/*
+		 * Every pair looked at counts: the same big source merged
+		 * again and again copies nothing but still costs time.
+		 */
 		if (++ld->merged > YML_MERGE_MAX)
 			return;
+		if (yml_keyset_has(ks, p->key))
+			continue;
 		yml_keyset_add(ks, p->key);
 		ALLOC_GROW(*extra, *nextra + 1, *aextra);
 		(*extra)[(*nextra)++] = *p;
@@ -275,7 +304,7 @@ yml_end_map(struct yml_loader *ld, struct yml_frame *f)
 {
 	struct yml_node		**kids = ld->stack + f->base;
 	size_t			  nk = (ld->nstack - f->base) / 2, i, j;
-	struct yml_keyset	  ks = { NULL, 0 };
+	struct yml_keyset	  ks = { NULL, 0, 0 };
 	struct yml_pair		 *extra = NULL;
 	size_t			  nextra = 0, aextra = 0, nout = 0, size;
 	int			  has_merge = 0;
@@ -349,12 +378,13 @@ yml_end_map(struct yml_loader *ld, struct yml_frame *f)
 			    "'<<: *defaults'", "cannot merge %s",
 			    yml_kind_name(v));
 		}
-		if (ld->merged > YML_MERGE_MAX) {
+		if (ld->merged > YML_MERGE_MAX && !ld->merge_full) {
 			struct prov_loc	loc = yml_loc(ld->doc, f->node);
 
 			prov_errs_add(ld->errs, PROV_E_PARSE, &loc, NULL,
 			    "merge keys expand past %u entries",
 			    YML_MERGE_MAX);
+			ld->merge_full = 1;
 		}
 	}
 	free(ks.v);
@@ -461,7 +491,35 @@ yml_loader_release(struct yml_loader *ld)
 }
 
 static int yml_parse(struct yml_doc *, const char *, yaml_parser_t *,
-    struct prov_errs *);
+    const char *, size_t, FILE *, struct prov_errs *);
+
+/* Line and column of byte `off` of the input (line 0 when unknown). */
+static void
+yml_offset_loc(struct prov_loc *loc, size_t off, const char *data,
+    size_t len, FILE *fp)
+{
+	size_t	i;
+	int	c;
+
+	loc->line = loc->col = 1;
+	if (data == NULL && (fp == NULL || fseek(fp, 0, SEEK_SET) != 0)) {
+		loc->line = loc->col = 0;
+		return;
+	}
+	for (i = 0; i < off; i++) {
+		if (data != NULL)
+			c = i < len ? (unsigned char)data[i] : EOF;
+		else
+			c = getc(fp);
+		if (c == EOF)
+			break;
+		if (c == '\n') {
+			loc->line++;
+			loc->col = 1;
+		} else if ((c & 0xc0) != 0x80)
+			loc->col++;	/* characters, not UTF-8 bytes */
+	}
+}
 
 int
 yml_load(struct yml_doc *doc, const char *file, const char *data,
@@ -472,7 +530,7 @@ yml_load(struct yml_doc *doc, const char *file, const char *data,
 	if (!yaml_parser_initialize(&parser))
 		abort();
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	return yml_parse(doc, file, &parser, errs);
+	return yml_parse(doc, file, &parser, data, len, NULL, errs);
 }
 
 int
@@ -484,13 +542,13 @@ yml_load_fp(struct yml_doc *doc, const char *file, FILE *fp,
 	if (!yaml_parser_initialize(&parser))
 		abort();
 	yaml_parser_set_input_file(&parser, fp);
-	return yml_parse(doc, file, &parser, errs);
+	return yml_parse(doc, file, &parser, NULL, 0, fp, errs);
 }
 
-/* Consumes and deletes the parser-> */
+/* Consumes and deletes the parser; data or fp is its input, for locations. */
 static int
 yml_parse(struct yml_doc *doc, const char *file, yaml_parser_t *pp,
-    struct prov_errs *errs)
+    const char *data, size_t len, FILE *fp, struct prov_errs *errs)
 {
 	struct yml_loader	ld;
 	yaml_parser_t		*parser = pp;
@@ -504,14 +562,32 @@ yml_parse(struct yml_doc *doc, const char *file, yaml_parser_t *pp,
 
 	while (!done) {
 		if (!yaml_parser_parse(parser, &ev)) {
-			struct prov_loc	loc = { file,
+			struct prov_loc	 loc = { file,
 			    (unsigned)parser->problem_mark.line + 1,
 			    (unsigned)parser->problem_mark.column + 1 };
+			char		*hint = NULL;
 
-			prov_errs_add(errs, PROV_E_PARSE, &loc,
-			    parser->context != NULL ? parser->context : NULL,
+			if (parser->error == YAML_READER_ERROR) {
+				/* Bad bytes come as an offset only. */
+				yml_offset_loc(&loc, parser->problem_offset,
+				    data, len, fp);
+				hint = xstrdup("a plan is UTF-8 text without "
+				    "control characters");
+			} else if (parser->context != NULL &&
+			    (parser->context_mark.line !=
+			    parser->problem_mark.line ||
+			    parser->context_mark.column !=
+			    parser->problem_mark.column)) {
+				/* Where the unclosed thing began. */
+				hint = xasprintf("%s at %u:%u", parser->context,
+				    (unsigned)parser->context_mark.line + 1,
+				    (unsigned)parser->context_mark.column + 1);
+			} else if (parser->context != NULL)
+				hint = xstrdup(parser->context);
+			prov_errs_add(errs, PROV_E_PARSE, &loc, hint,
 			    "%s", parser->problem != NULL ? parser->problem :
 			    "not valid YAML");
+			free(hint);
 			goto out;
 		}
 		switch (ev.type) {
@@ -547,11 +623,15 @@ yml_parse(struct yml_doc *doc, const char *file, yaml_parser_t *pp,
 			}
 			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 			n->n = (unsigned)vlen;
-			/* Keys repeat on every entry of a big list: share them. */
-			if (ld.nframes > 0 &&
+			/*
+			 * Keys repeat on every entry of a big list, and so do
+			 * short plain values (roles, models, rack names, unit
+			 * numbers): share them.
+			 */
+			if ((ld.nframes > 0 &&
 			    ld.frames[ld.nframes - 1].node->kind == YML_MAP &&
 			    (ld.nstack - ld.frames[ld.nframes - 1].base) % 2 == 0 &&
-			    vlen < 32)
+			    vlen < 32) || (n->plain && vlen < 8))
 				n->u.s = yml_intern(&ld, v, vlen);
 			else
 				n->u.s = yml_strdup(doc, v, vlen);
