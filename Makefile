@@ -39,7 +39,7 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	libcurl4-openssl-dev libarchive-dev libpci-dev libssl-dev check \
 	openssh-client openssh-server pciutils pci.ids shellcheck debootstrap \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
-	xorriso vagrant chromium clang libclang-rt-14-dev
+	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh
 
 .PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
 all: provision

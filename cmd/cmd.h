@@ -62,9 +62,12 @@ struct cmd_entry {
 				    char **argv);
 };
 
+extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_ls_entry;
 extern const struct cmd_entry cmd_catalog_entry;
+extern const struct cmd_entry cmd_exec_entry;
+extern const struct cmd_entry cmd_facts_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry *const cmd_table[];
 
@@ -79,6 +82,8 @@ int	cmd_usage_error(struct cmd_ctx *, const struct cmd_entry *,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print a list of plan errors, then "N errors in PLAN". */
 void	cmd_print_errs(struct cmd_ctx *, const struct prov_errs *);
+/* A data dir (templates, profiles): $ENV, beside the binary, or installed (caller frees). */
+char	*cmd_data_dir(const char *name, const char *env);
 /* Load a plan with ctx->profiles; prints errors; NULL on failure. */
 struct plan *cmd_load_plan(struct cmd_ctx *, const char *path);
 

@@ -29,10 +29,7 @@ check() {
 # expect_code N "what" command...
 expect_code() {
 	want=$1; what=$2; shift 2
-	set +e
-	"$@"
-	got=$?
-	set -e
+	if "$@"; then got=0; else got=$?; fi
 	if [ "$got" -eq "$want" ]; then ok "$what"; else not_ok "$what (exit $got, want $want)"; fi
 }
 

@@ -1,0 +1,571 @@
+#include "test.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "buf.h"
+#include "err.h"
+#include "ssh.h"
+#include "strvec.h"
+
+/*
+ * ssh_key_info on keys ssh-keygen makes here, then the pool API against a
+ * real sshd on 127.0.117.1-4 (root only; skipped otherwise, as the e2e
+ * tests in tests/e2e/t01*-exec-*.sh cover the command line).
+ */
+
+static char	 test_dir[64];
+static pid_t	 test_sshd_pid = -1;
+static long	 test_port;
+static int	 test_live;		/* sshd is up */
+
+static void
+test_sh(const char *fmt, ...) PROV_PRINTF(1, 2);
+
+static void
+test_sh(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*cmd;
+	int	 r;
+
+	va_start(ap, fmt);
+	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	r = system(cmd);
+	ck_assert_msg(r == 0, "'%s' failed", cmd);
+	free(cmd);
+}
+
+static char *
+test_file(const char *name)
+{
+	return xasprintf("%s/%s", test_dir, name);
+}
+
+static long
+test_free_port(void)
+{
+	struct sockaddr_in	sa;
+	socklen_t		len = sizeof sa;
+	int			fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	getsockname(fd, (struct sockaddr *)&sa, &len);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static int
+test_listening(const char *addr, long port)
+{
+	struct sockaddr_in	sa;
+	int			fd = socket(AF_INET, SOCK_STREAM, 0), r;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, addr, &sa.sin_addr);
+	r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+	close(fd);
+	return r == 0;
+}
+
+/* Keys, always; sshd when root and it is installed. */
+static void
+test_setup(void)
+{
+	struct buf	 conf = BUF_INIT;
+	char		*path;
+	int		 i;
+
+	snprintf(test_dir, sizeof test_dir, "/tmp/test_ssh.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(test_dir));
+	chmod(test_dir, 0755);
+	test_sh("cd %s && ssh-keygen -q -t ed25519 -N '' -f ed25519 && "
+	    "ssh-keygen -q -t ed25519 -N 'fixture pass' -f ed25519-encrypted && "
+	    "ssh-keygen -q -t ecdsa -N '' -f ecdsa && "
+	    "ssh-keygen -q -t rsa -b 2048 -N '' -f rsa && "
+	    "ssh-keygen -q -t rsa -b 2048 -m PEM -N '' -f rsa-pem && "
+	    "ssh-keygen -q -t ecdsa -m PEM -N 'pem pass' -f ecdsa-pem-enc && "
+	    "echo 'not a key' >not-a-key && "
+	    "ssh-keygen -q -t ed25519 -N '' -f hostkey && "
+	    "cp ed25519.pub authorized_keys && chmod 644 authorized_keys && "
+	    "mkdir home", test_dir);
+	if (geteuid() != 0 || access("/usr/sbin/sshd", X_OK) != 0)
+		return;
+	mkdir("/run/sshd", 0755);
+	test_port = test_free_port();
+	for (i = 1; i <= 4; i++)
+		buf_addf(&conf, "ListenAddress 127.0.117.%d:%ld\n", i, test_port);
+	buf_addf(&conf, "HostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
+	    "StrictModes no\nUsePAM no\nPidFile %s/sshd.pid\n"
+	    "PermitRootLogin prohibit-password\nMaxStartups 100\n"
+	    "SetEnv HOME=%s/home\nSubsystem sftp internal-sftp\n", test_dir,
+	    test_dir, test_dir, test_dir);
+	path = test_file("sshd_config");
+	ck_assert_int_eq(buf_write_file_atomic(path, conf.buf, conf.len, 0644),
+	    0);
+	test_sshd_pid = fork();
+	ck_assert_int_ge(test_sshd_pid, 0);
+	if (test_sshd_pid == 0) {
+		char	*log = test_file("sshd.log");
+		int	 fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 2);
+		execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", path,
+		    (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 100 && !test_listening("127.0.117.4", test_port); i++)
+		usleep(50000);
+	test_live = test_listening("127.0.117.4", test_port);
+	test_sh("cd %s && for i in 1 2 3 4; do echo \"[127.0.117.$i]:%ld "
+	    "$(cut -d' ' -f1,2 hostkey.pub)\"; done >known_hosts", test_dir,
+	    test_port);
+	free(path);
+	buf_release(&conf);
+}
+
+static void
+test_teardown(void)
+{
+	if (test_sshd_pid > 0) {
+		kill(test_sshd_pid, SIGTERM);
+		waitpid(test_sshd_pid, NULL, 0);
+	}
+	test_sh("rm -rf %s", test_dir);
+}
+
+/* ssh_key_info */
+
+static const struct {
+	const char	*file;
+	const char	*type;		/* NULL: unknown */
+	int		 encrypted;
+	int		 ok;
+} key_cases[] = {
+	{ "ed25519", "ssh-ed25519", 0, 1 },
+	{ "ed25519-encrypted", "ssh-ed25519", 1, 1 },
+	{ "ecdsa", "ecdsa-sha2-nistp256", 0, 1 },
+	{ "rsa", "ssh-rsa", 0, 1 },
+	{ "rsa-pem", "ssh-rsa", 0, 1 },
+	{ "ecdsa-pem-enc", "ecdsa-sha2-nistp256", 1, 1 },
+	{ "not-a-key", NULL, 0, 0 },
+	{ "no-such-file", NULL, 0, 0 },
+};
+
+START_TEST(test_ssh_key_info)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	char		*path = test_file(key_cases[_i].file), *type = NULL;
+	int		 enc = -1, r;
+
+	r = ssh_key_info(path, &type, &enc, &err);
+	if (!key_cases[_i].ok) {
+		ck_assert_int_eq(r, -1);
+		ck_assert_ptr_nonnull(err.msg);
+		ck_assert_ptr_nonnull(strstr(err.msg, path));
+	} else {
+		ck_assert_ok(r, &err);
+		ck_assert_str_eq(type, key_cases[_i].type);
+		ck_assert_int_eq(enc, key_cases[_i].encrypted);
+	}
+	free(type);
+	free(path);
+	prov_err_release(&err);
+}
+END_TEST
+
+/* The pool, live. */
+
+static struct ssh_config
+test_cfg(void)
+{
+	struct ssh_config	cfg = SSH_CONFIG_INIT;
+	static char		id[128], kh[128];
+
+	snprintf(id, sizeof id, "%s/ed25519", test_dir);
+	snprintf(kh, sizeof kh, "%s/known_hosts", test_dir);
+	cfg.identity = id;
+	cfg.known_hosts = kh;
+	cfg.no_agent = 1;
+	cfg.port = test_port;
+	cfg.connect_timeout_s = 5;
+	return cfg;
+}
+
+static const struct ssh_host test_hosts[] = {
+	{ "n1", "127.0.117.1", 0 },
+	{ "n2", "127.0.117.2", 0 },
+	{ "n3", "127.0.117.3", 0 },
+	{ "n4", "127.0.117.4", 0 },
+};
+
+#define TEST_LIVE()							\
+	do {								\
+		if (!test_live) {					\
+			fprintf(stderr, "skip: no sshd (not root?)\n");	\
+			return;						\
+		}							\
+	} while (0)
+
+START_TEST(test_ssh_run_all)
+{
+	struct ssh_config	cfg = test_cfg();
+	struct ssh_job		job = SSH_JOB_INIT;
+	struct ssh_result	res[4];
+	struct prov_err		err = PROV_ERR_INIT;
+	size_t			i;
+
+	TEST_LIVE();
+	job.command = "echo out; echo err >&2; exit 2";
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 4, &job, res, NULL, NULL,
+	    &err), &err);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(res[i].status, SSH_FAILED);
+		ck_assert_int_eq(res[i].exit_code, 2);
+		ck_assert_str_eq(res[i].out.buf, "out\n");
+		ck_assert_str_eq(res[i].err.buf, "err\n");
+		ck_assert_ptr_null(res[i].error);
+		ck_assert(res[i].elapsed_s > 0);
+		ssh_result_release(&res[i]);
+	}
+}
+END_TEST
+
+/* A handler running a list of commands per host, in order. */
+struct test_seq {
+	struct ssh_job	 jobs[4];
+	size_t		 njobs;
+	size_t		 next[4];
+	struct strvec	 log[4];	/* "status exit out" per job done */
+	int		 stop_on_fail;
+	int		 failed[4];
+};
+
+static const struct ssh_job *
+test_seq_next(void *arg, size_t host)
+{
+	struct test_seq	*s = arg;
+
+	if (s->failed[host] || s->next[host] >= s->njobs)
+		return NULL;
+	return &s->jobs[s->next[host]++];
+}
+
+static void
+test_seq_done(void *arg, size_t host, const struct ssh_job *j,
+    struct ssh_result *r)
+{
+	struct test_seq	*s = arg;
+
+	buf_rtrim(&r->out);
+	strvec_pushf(&s->log[host], "%s %d %s", ssh_status_name(r->status),
+	    r->exit_code, r->out.buf);
+	if (s->stop_on_fail && r->status != SSH_OK)
+		s->failed[host] = 1;
+	(void)j;
+}
+
+START_TEST(test_ssh_pool_sequence)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_pool		*pool = NULL;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct test_seq		 s;
+	struct ssh_handler	 h = { test_seq_next, test_seq_done, NULL, &s };
+	size_t			 i, k;
+
+	TEST_LIVE();
+	memset(&s, 0, sizeof s);
+	for (i = 0; i < 4; i++)
+		s.log[i] = (struct strvec)STRVEC_INIT;
+	/* $PPID is the sshd session: the same for every job of a connection. */
+	s.jobs[0].command = "echo one $PPID";
+	s.jobs[1].command = "echo two $PPID";
+	s.jobs[2].command = "echo three $PPID; exit 5";
+	s.jobs[3].command = "echo never";
+	s.njobs = 4;
+	s.stop_on_fail = 1;
+	cfg.forks = 2;
+	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 4, &err), &err);
+	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	for (i = 0; i < 4; i++) {
+		const char	*pp;
+
+		ck_assert_uint_eq(s.log[i].n, 3);
+		ck_assert(strncmp(s.log[i].v[0], "ok 0 one ", 9) == 0);
+		ck_assert(strncmp(s.log[i].v[1], "ok 0 two ", 9) == 0);
+		ck_assert(strncmp(s.log[i].v[2], "failed 5 three ", 15) == 0);
+		pp = strrchr(s.log[i].v[0], ' ');
+		for (k = 1; k < 3; k++)
+			ck_assert_str_eq(strrchr(s.log[i].v[k], ' '), pp);
+		strvec_clear(&s.log[i]);
+	}
+	ssh_pool_free(pool);
+}
+END_TEST
+
+struct test_once {
+	const struct ssh_job	*job;
+	int			 asked[4];
+	struct ssh_result	 res[4];
+};
+
+static const struct ssh_job *
+test_once_next(void *arg, size_t host)
+{
+	struct test_once	*o = arg;
+
+	if (o->asked[host])
+		return NULL;
+	o->asked[host] = 1;
+	return o->job;
+}
+
+static void
+test_once_done(void *arg, size_t host, const struct ssh_job *j,
+    struct ssh_result *r)
+{
+	struct test_once	*o = arg;
+
+	(void)j;
+	ssh_result_move(&o->res[host], r);
+}
+
+/* keep_open: a second run reuses the sessions; after close it cannot. */
+START_TEST(test_ssh_pool_keep_open)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_pool		*pool = NULL;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct test_once	 o;
+	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
+	char			*first[4];
+	size_t			 i;
+	int			 run;
+
+	TEST_LIVE();
+	job.command = "echo $PPID";
+	cfg.keep_open = 1;
+	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 4, &err), &err);
+	for (run = 0; run < 3; run++) {
+		memset(&o, 0, sizeof o);
+		o.job = &job;
+		for (i = 0; i < 4; i++)
+			ssh_result_init(&o.res[i]);
+		if (run == 2)
+			ssh_pool_close(pool);
+		ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+		for (i = 0; i < 4; i++) {
+			ck_assert_int_eq(o.res[i].status, SSH_OK);
+			if (run == 0)
+				first[i] = xstrdup(o.res[i].out.buf);
+			else if (run == 1)
+				ck_assert_str_eq(o.res[i].out.buf, first[i]);
+			else
+				ck_assert_str_ne(o.res[i].out.buf, first[i]);
+			ssh_result_release(&o.res[i]);
+		}
+	}
+	for (i = 0; i < 4; i++)
+		free(first[i]);
+	ssh_pool_free(pool);
+}
+END_TEST
+
+/* Secrets travel on stdin; 5 MB of it too. */
+START_TEST(test_ssh_stdin)
+{
+	struct ssh_config	cfg = test_cfg();
+	struct ssh_job		job = SSH_JOB_INIT;
+	struct ssh_result	res[2];
+	struct prov_err		err = PROV_ERR_INIT;
+	char			*big = xmalloc(5000000);
+	size_t			i;
+
+	TEST_LIVE();
+	job.command = "cat";
+	job.stdin_data = "s3cret token\n";
+	job.stdin_len = 13;
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 2, &job, res, NULL, NULL,
+	    &err), &err);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(res[i].status, SSH_OK);
+		ck_assert_str_eq(res[i].out.buf, "s3cret token\n");
+		ssh_result_release(&res[i]);
+	}
+	memset(big, 'z', 5000000);
+	job.command = "wc -c";
+	job.stdin_data = big;
+	job.stdin_len = 5000000;
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 2, &job, res, NULL, NULL,
+	    &err), &err);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(res[i].status, SSH_OK);
+		ck_assert_str_eq(res[i].out.buf, "5000000\n");
+		ssh_result_release(&res[i]);
+	}
+	free(big);
+}
+END_TEST
+
+/* Upload, command and download in one job. */
+START_TEST(test_ssh_files)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct ssh_result	 res[3];
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 a = BUF_INIT, b = BUF_INIT;
+	char			*src = test_file("payload"), *dst, *cmd, *dl;
+	size_t			 i;
+
+	TEST_LIVE();
+	test_sh("head -c 3000000 /dev/urandom >%s", src);
+	dst = test_file("uploaded/");
+	test_sh("mkdir -p %s", dst);
+	cmd = xasprintf("sha256sum < %s/uploaded/payload | cut -c1-64", test_dir);
+	dl = xasprintf("%s/dl-%%h", test_dir);
+	job.upload_src = src;
+	job.upload_dst = dst;
+	job.upload_mode = 0600;
+	job.command = cmd;
+	job.download_src = src;
+	job.download_dst = dl;
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 3, &job, res, NULL, NULL,
+	    &err), &err);
+	ck_assert_int_eq(buf_read_file(&a, src), 0);
+	for (i = 0; i < 3; i++) {
+		char	*p = xasprintf("%s/dl-%s", test_dir, test_hosts[i].name);
+
+		ck_assert_msg(res[i].status == SSH_OK, "%s: %s",
+		    test_hosts[i].name, res[i].error);
+		ck_assert_ptr_nonnull(res[i].upload_sha256);
+		buf_rtrim(&res[i].out);
+		ck_assert_str_eq(res[i].out.buf, res[i].upload_sha256);
+		buf_reset(&b);
+		ck_assert_int_eq(buf_read_file(&b, p), 0);
+		ck_assert_uint_eq(b.len, a.len);
+		ck_assert(memcmp(a.buf, b.buf, a.len) == 0);
+		free(p);
+		ssh_result_release(&res[i]);
+	}
+	{
+		struct stat	st;
+		char		*u = test_file("uploaded/payload");
+
+		ck_assert_int_eq(stat(u, &st), 0);
+		ck_assert_int_eq(st.st_mode & 07777, 0600);
+		free(u);
+	}
+	buf_release(&a);
+	buf_release(&b);
+	free(src);
+	free(dst);
+	free(cmd);
+	free(dl);
+}
+END_TEST
+
+/* out_max and spill files. */
+START_TEST(test_ssh_spill)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct ssh_result	 res[1];
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 f = BUF_INIT;
+	char			*dir = test_file("spill");
+
+	TEST_LIVE();
+	cfg.out_max = 1000;
+	cfg.spill_dir = dir;
+	job.command = "seq 1 100000; seq 1 10 >&2";
+	job.label = "step1";
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 1, &job, res, NULL, NULL,
+	    &err), &err);
+	ck_assert_int_eq(res[0].status, SSH_OK);
+	ck_assert_uint_eq(res[0].out.len, 1000);
+	ck_assert(res[0].out.truncated);
+	ck_assert_uint_eq(res[0].out_total, 588895);
+	ck_assert_ptr_nonnull(res[0].out_spill);
+	ck_assert(strstr(res[0].out_spill, "/spill/n1.step1.out") != NULL);
+	ck_assert_int_eq(buf_read_file(&f, res[0].out_spill), 0);
+	ck_assert_uint_eq(f.len, 588895);
+	ck_assert(strncmp(f.buf, "1\n2\n3\n", 6) == 0);
+	/* stderr stayed under the cap: no file. */
+	ck_assert_ptr_null(res[0].err_spill);
+	ck_assert_str_eq(res[0].err.buf, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+	ssh_result_release(&res[0]);
+	buf_release(&f);
+	free(dir);
+}
+END_TEST
+
+/* Unreachable and unknown hosts are result rows, not errors. */
+START_TEST(test_ssh_failures)
+{
+	struct ssh_config	cfg = test_cfg();
+	struct ssh_job		job = SSH_JOB_INIT;
+	struct ssh_result	res[2];
+	struct prov_err		err = PROV_ERR_INIT;
+	struct ssh_host		hosts[2] = {
+		{ "down", "127.0.117.99", 0 },
+		{ "stranger", "127.0.117.1", 0 },
+	};
+	char			*kh = test_file("empty_known_hosts");
+
+	TEST_LIVE();
+	test_sh("echo >%s", kh);
+	cfg.known_hosts = kh;
+	cfg.tries = 2;
+	job.command = "true";
+	ck_assert_ok(ssh_run_all(&cfg, hosts, 2, &job, res, NULL, NULL, &err),
+	    &err);
+	ck_assert_int_eq(res[0].status, SSH_UNREACHABLE);
+	ck_assert_ptr_nonnull(strstr(res[0].error, "Connection refused (2 tries)"));
+	ck_assert_int_eq(res[1].status, SSH_HOSTKEY);
+	ck_assert_ptr_nonnull(strstr(res[1].error, "is not known"));
+	ssh_result_release(&res[0]);
+	ssh_result_release(&res[1]);
+	free(kh);
+}
+END_TEST
+
+static Suite *
+ssh_suite(void)
+{
+	Suite	*s = suite_create("ssh");
+	TCase	*tc;
+
+	tc = tcase_create("keys");
+	tcase_add_unchecked_fixture(tc, test_setup, test_teardown);
+	tcase_add_loop_test(tc, test_ssh_key_info, 0,
+	    (int)ARRAY_SIZE(key_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("pool");
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tc, test_setup, test_teardown);
+	tcase_add_test(tc, test_ssh_run_all);
+	tcase_add_test(tc, test_ssh_pool_sequence);
+	tcase_add_test(tc, test_ssh_pool_keep_open);
+	tcase_add_test(tc, test_ssh_stdin);
+	tcase_add_test(tc, test_ssh_files);
+	tcase_add_test(tc, test_ssh_spill);
+	tcase_add_test(tc, test_ssh_failures);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(ssh_suite)
