@@ -1,0 +1,629 @@
+/*
+ * facts.c: `provision facts`: what nodes really have, and their drift
+ * from the plan.
+ *
+ *	provision facts --local [--json]		this machine
+ *	provision facts --local [--json] PLAN -n NODE	... compared with NODE
+ *	provision facts PLAN [-n NODESET] [--json] [--run-dir DIR]
+ *	provision facts PLAN [-n NODESET] --from DIR	saved facts, again
+ *
+ * Over SSH every node runs one script (facts_script()) that prints all
+ * raw outputs in sections; they are parsed here with the same parsers
+ * `--local` uses, saved as RUN_DIR/facts/NODE.json, and compared with the
+ * plan.  Exit 1 when any comparison fails or a node could not be read.
+ */
+#include "compat.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "buf.h"
+#include "catalog.h"
+#include "cmd.h"
+#include "facts.h"
+#include "hw.h"
+#include "ssh.h"
+
+struct facts_opts {
+	int		 local;
+	int		 json;
+	const char	*nodes;
+	const char	*run_dir;
+	const char	*from;
+	long		 forks;
+	const char	*pci_ids;
+};
+
+static const struct opt_spec facts_opts_spec[] = {
+	{ "local", 0, OPT_BOOL, offsetof(struct facts_opts, local), NULL,
+	  "read this machine (libpci, /proc, /sys, nvidia-smi)" },
+	{ "json", 0, OPT_BOOL, offsetof(struct facts_opts, json), NULL,
+	  "print JSON" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct facts_opts, nodes), "NODESET",
+	  "only these nodes (hostlist, e.g. gpu[01-04])" },
+	{ "run-dir", 0, OPT_STR, offsetof(struct facts_opts, run_dir), "DIR",
+	  "save facts in DIR/facts/NODE.json (default runs/TIMESTAMP)" },
+	{ "from", 0, OPT_STR, offsetof(struct facts_opts, from), "DIR",
+	  "compare facts saved earlier (DIR/NODE.json) instead of connecting" },
+	{ "forks", 0, OPT_LONG, offsetof(struct facts_opts, forks), "N",
+	  "nodes at once (default: the plan's ssh.forks)" },
+	{ "pci-ids", 0, OPT_STR, offsetof(struct facts_opts, pci_ids), "FILE",
+	  "pci.ids file for device names (default: libpci's)" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static int cmd_facts_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_facts_entry = {
+	"facts", NULL,
+	"--local [--json] | PLAN [-n NODESET] [--json] [--run-dir DIR] "
+	"[--from DIR]",
+	"gather what nodes really have (PCI links, GPUs, NICs, memory) and "
+	"show drift from the plan",
+	facts_opts_spec, sizeof(struct facts_opts), NULL,
+	CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL, cmd_facts_exec
+};
+
+/* ------------------------------------------------------------------ */
+/* Showing facts */
+
+static void
+cmd_facts_link(char *out, size_t outsz, const struct facts_link *l)
+{
+	long	g = facts_gen_of_speed(l->speed);
+	long	mg = facts_gen_of_speed(l->max_speed);
+
+	if (l->speed < 0 && l->max_speed < 0 && l->width < 0) {
+		snprintf(out, outsz, "-");
+		return;
+	}
+	snprintf(out, outsz, "Gen%ld x%ld (max Gen%ld x%ld)", g, l->width,
+	    mg, l->max_width);
+}
+
+static const char *
+cmd_facts_s(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+static void
+cmd_facts_print(FILE *fp, const struct facts *f)
+{
+	size_t	i;
+	char	link[64], id[16];
+
+	fprintf(fp, "node     %s\n", cmd_facts_s(f->node));
+	fprintf(fp, "os       %s (%s %s)\n", cmd_facts_s(f->os_pretty),
+	    cmd_facts_s(f->os_id), cmd_facts_s(f->os_version_id));
+	fprintf(fp, "kernel   %s\n", cmd_facts_s(f->kernel));
+	fprintf(fp, "cpu      %s: %ld socket%s, %ld cores, %ld threads\n",
+	    cmd_facts_s(f->cpu_model), f->cpu_sockets,
+	    f->cpu_sockets == 1 ? "" : "s", f->cpu_cores, f->cpu_threads);
+	if (f->mem_kb >= 0)
+		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB)\n",
+		    (double)f->mem_kb / (1024.0 * 1024.0), f->mem_kb);
+	else
+		fprintf(fp, "memory   -\n");
+
+	fprintf(fp, "\nPCI devices (%zu)\n", f->npci);
+	fprintf(fp, "  %-13s %-28s %-10s %-40s %s\n", "SLOT", "CLASS",
+	    "ID", "NAME", "LINK");
+	for (i = 0; i < f->npci; i++) {
+		const struct facts_pci	*d = &f->pci[i];
+		char			 name[160];
+
+		snprintf(id, sizeof id, "%04lx:%04lx", d->vendor_id & 0xffff,
+		    d->device_id & 0xffff);
+		snprintf(name, sizeof name, "%s%s%s",
+		    d->vendor_name ? d->vendor_name : "",
+		    d->vendor_name ? " " : "",
+		    d->device_name ? d->device_name : "(not in pci.ids)");
+		cmd_facts_link(link, sizeof link, &d->link);
+		fprintf(fp, "  %-13s %-28.28s %-10s %-40.40s %s\n", d->slot,
+		    cmd_facts_s(d->class_name), id, name, link);
+	}
+	if (f->ngpus > 0) {
+		fprintf(fp, "\nGPUs (%zu)\n", f->ngpus);
+		fprintf(fp, "  %-3s %-13s %-30s %-10s %-10s %-8s %s\n", "IDX",
+		    "BUS", "NAME", "MEMORY", "DRIVER", "PERSIST", "PCIE");
+		for (i = 0; i < f->ngpus; i++) {
+			const struct facts_gpu	*g = &f->gpus[i];
+			char			 mem[32];
+
+			if (g->memory_mib >= 0)
+				snprintf(mem, sizeof mem, "%ld MiB",
+				    g->memory_mib);
+			else
+				snprintf(mem, sizeof mem, "-");
+			if (g->gen >= 0)
+				snprintf(link, sizeof link, "Gen%ld x%ld (max "
+				    "Gen%ld x%ld)", g->gen, g->width,
+				    g->max_gen, g->max_width);
+			else
+				snprintf(link, sizeof link, "-");
+			fprintf(fp, "  %-3ld %-13s %-30.30s %-10s %-10s %-8s "
+			    "%s\n", g->index, cmd_facts_s(g->bus_id),
+			    cmd_facts_s(g->name), mem,
+			    cmd_facts_s(g->driver_version),
+			    cmd_facts_s(g->persistence), link);
+		}
+	}
+	if (f->nnics > 0) {
+		fprintf(fp, "\nNICs (%zu)\n", f->nnics);
+		fprintf(fp, "  %-16s %-12s %-6s %-8s %-18s %s\n", "NAME",
+		    "SPEED", "MTU", "STATE", "MAC", "PCI");
+		for (i = 0; i < f->nnics; i++) {
+			const struct facts_nic	*n = &f->nics[i];
+			char			 sp[32];
+
+			if (n->speed_mbps >= 0)
+				snprintf(sp, sizeof sp, "%ld Mb/s",
+				    n->speed_mbps);
+			else
+				snprintf(sp, sizeof sp, "-");
+			fprintf(fp, "  %-16s %-12s %-6ld %-8s %-18s %s\n",
+			    n->name, sp, n->mtu, cmd_facts_s(n->state),
+			    cmd_facts_s(n->mac), cmd_facts_s(n->pci_slot));
+		}
+	}
+	if (f->nib > 0) {
+		fprintf(fp, "\nInfiniBand ports (%zu)\n", f->nib);
+		fprintf(fp, "  %-12s %-5s %-8s %-10s %-10s %s\n", "CA", "PORT",
+		    "STATE", "PHYS", "RATE", "LAYER");
+		for (i = 0; i < f->nib; i++) {
+			const struct facts_ib	*p = &f->ib[i];
+			char			 rate[32];
+
+			if (p->rate_gbps >= 0)
+				snprintf(rate, sizeof rate, "%g Gb/s",
+				    p->rate_gbps);
+			else
+				snprintf(rate, sizeof rate, "-");
+			fprintf(fp, "  %-12s %-5ld %-8s %-10s %-10s %s\n",
+			    p->ca, p->port, cmd_facts_s(p->state),
+			    cmd_facts_s(p->phys_state), rate,
+			    cmd_facts_s(p->link_layer));
+		}
+	}
+	if (f->ndisks > 0) {
+		fprintf(fp, "\nDisks (%zu)\n", f->ndisks);
+		for (i = 0; i < f->ndisks; i++) {
+			const struct facts_disk	*d = &f->disks[i];
+
+			fprintf(fp, "  %-12s %10.1f GB  %-4s %s\n", d->name,
+			    d->size_bytes >= 0 ? (double)d->size_bytes / 1e9 :
+			    0.0, d->rotational == 1 ? "hdd" :
+			    d->rotational == 0 ? "ssd" : "-",
+			    cmd_facts_s(d->model));
+		}
+	}
+	if (f->notes.n > 0) {
+		fprintf(fp, "\nnotes\n");
+		for (i = 0; i < f->notes.n; i++)
+			fprintf(fp, "  - %s\n", f->notes.v[i]);
+	}
+}
+
+static void
+cmd_facts_rows_print(FILE *fp, const struct facts_rows *rows)
+{
+	size_t	i, wn = 4, ww = 5, we = 8, wf = 5;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct facts_row	*r = &rows->v[i];
+		size_t			 l;
+
+		if ((l = strlen(r->node)) > wn)
+			wn = l;
+		if ((l = strlen(r->what)) > ww)
+			ww = l;
+		if (r->expected != NULL && (l = strlen(r->expected)) > we)
+			we = l;
+		if (r->found != NULL && (l = strlen(r->found)) > wf)
+			wf = l;
+	}
+	we = we > 34 ? 34 : we;
+	wf = wf > 34 ? 34 : wf;
+	fprintf(fp, "%-*s  %-*s  %-*s  %-*s  %-7s %s\n", (int)wn, "NODE",
+	    (int)ww, "CHECK", (int)we, "EXPECTED", (int)wf, "FOUND",
+	    "VERDICT", "REASON");
+	for (i = 0; i < rows->n; i++) {
+		const struct facts_row	*r = &rows->v[i];
+
+		fprintf(fp, "%-*s  %-*s  %-*.*s  %-*.*s  ", (int)wn, r->node,
+		    (int)ww, r->what, (int)we, (int)we,
+		    cmd_facts_s(r->expected), (int)wf, (int)wf,
+		    cmd_facts_s(r->found));
+		if (r->reason != NULL)
+			fprintf(fp, "%-7s %s\n", facts_verdict_name(r->verdict),
+			    r->reason);
+		else
+			fprintf(fp, "%s\n", facts_verdict_name(r->verdict));
+	}
+}
+
+/* "N nodes: a ok, b warn, c fail, d skip" */
+static void
+cmd_facts_summary(FILE *fp, size_t nodes, const struct facts_rows *rows,
+    const char *saved)
+{
+	fprintf(fp, "%zu node%s: %zu ok, %zu warn, %zu fail, %zu skip",
+	    nodes, nodes == 1 ? "" : "s", facts_rows_count(rows, FACTS_OK),
+	    facts_rows_count(rows, FACTS_WARN),
+	    facts_rows_count(rows, FACTS_FAIL),
+	    facts_rows_count(rows, FACTS_SKIP));
+	if (saved != NULL)
+		fprintf(fp, "; facts in %s", saved);
+	fputc('\n', fp);
+}
+
+static void
+cmd_facts_rows_json(FILE *fp, size_t nodes, const struct facts_rows *rows,
+    const char *saved)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_adds(&b, "{\"rows\": ");
+	facts_rows_to_json(&b, rows);
+	buf_addf(&b, ",\n\"summary\": {\"nodes\": %zu, \"ok\": %zu, "
+	    "\"warn\": %zu, \"fail\": %zu, \"skip\": %zu}", nodes,
+	    facts_rows_count(rows, FACTS_OK),
+	    facts_rows_count(rows, FACTS_WARN),
+	    facts_rows_count(rows, FACTS_FAIL),
+	    facts_rows_count(rows, FACTS_SKIP));
+	buf_adds(&b, ",\n\"facts_dir\": ");
+	if (saved != NULL)
+		buf_add_json(&b, saved);
+	else
+		buf_adds(&b, "null");
+	buf_adds(&b, "}\n");
+	fwrite(b.buf, 1, b.len, fp);
+	buf_release(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* --local */
+
+/*
+ * Without a plan, the built-in catalog (and --profiles) still names GPUs
+ * newer than pci.ids.  A catalog that does not load is a warning: the
+ * facts are worth having without it.
+ */
+static struct catalog *
+cmd_facts_catalog(struct cmd_ctx *ctx)
+{
+	struct catalog		*c = catalog_new();
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	char			*dir = catalog_default_dir();
+	size_t			 i;
+	int			 bad;
+
+	bad = catalog_load_dir(c, dir, &errs) != 0;
+	for (i = 0; !bad && i < ctx->profiles.n; i++)
+		bad = catalog_load_dir(c, ctx->profiles.v[i], &errs) != 0;
+	if (bad) {
+		cmd_print_errs(ctx, &errs);
+		fprintf(ctx->err, "provision facts: catalog not loaded; GPUs "
+		    "newer than pci.ids stay unnamed\n");
+		catalog_free(c);
+		c = NULL;
+	}
+	prov_errs_release(&errs);
+	free(dir);
+	return c;
+}
+
+static int
+cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
+{
+	struct hw_opts		  ho = HW_OPTS_INIT;
+	struct prov_err		  err = PROV_ERR_INIT;
+	struct facts		 *f = NULL;
+	struct facts_rows	  rows = FACTS_ROWS_INIT;
+	struct plan_node	**sel = NULL;
+	struct buf		  b = BUF_INIT;
+	struct catalog		 *cat = NULL;
+	size_t			  n = 0;
+	int			  r = PROV_EXIT_FAIL;
+
+	ho.pci_ids = o->pci_ids;
+	if (ctx->plan != NULL) {
+		if (o->nodes == NULL) {
+			r = cmd_usage_error(ctx, &cmd_facts_entry, "--local "
+			    "with a plan needs -n NODE: the node this machine "
+			    "should be");
+			goto out;
+		}
+		if (plan_select(&sel, &n, ctx->plan, o->nodes, &err) != 0) {
+			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			r = PROV_EXIT_USAGE;
+			goto out;
+		}
+		if (n != 1) {
+			r = cmd_usage_error(ctx, &cmd_facts_entry, "--local "
+			    "compares with one node, not %zu", n);
+			goto out;
+		}
+	}
+	if (ctx->plan == NULL)
+		cat = cmd_facts_catalog(ctx);
+	if (hw_gather(&f, ctx->plan ? ctx->plan->catalog : cat, &ho,
+	    &err) != 0) {
+		fprintf(ctx->err, "provision facts: %s\n", err.msg);
+		goto out;
+	}
+	if (sel != NULL)
+		facts_compare(&rows, ctx->plan, sel[0], f);
+	if (o->json && sel == NULL) {
+		facts_to_json(&b, f);
+		fwrite(b.buf, 1, b.len, ctx->out);
+	} else if (o->json)
+		cmd_facts_rows_json(ctx->out, 1, &rows, NULL);
+	else {
+		cmd_facts_print(ctx->out, f);
+		if (sel != NULL) {
+			fputc('\n', ctx->out);
+			cmd_facts_rows_print(ctx->out, &rows);
+			cmd_facts_summary(ctx->out, 1, &rows, NULL);
+		}
+	}
+	r = facts_rows_count(&rows, FACTS_FAIL) > 0 ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
+out:
+	buf_release(&b);
+	facts_rows_release(&rows);
+	facts_free(f);
+	catalog_free(cat);
+	free(sel);
+	prov_err_release(&err);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Over SSH, or from saved files */
+
+/* mkdir -p; -1 with errno. */
+static int
+cmd_facts_mkdirs(const char *path)
+{
+	char	*p = xstrdup(path), *s;
+	int	 r = 0;
+
+	for (s = p + 1; *s != '\0'; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			r = -1;
+		*s = '/';
+	}
+	if (r == 0 && mkdir(p, 0755) != 0 && errno != EEXIST)
+		r = -1;
+	free(p);
+	return r;
+}
+
+static char *
+cmd_facts_default_run_dir(void)
+{
+	char		ts[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("runs/%s", ts);
+}
+
+/* Save one node's facts as DIR/NODE.json and compare them with the plan. */
+static void
+cmd_facts_node(struct cmd_ctx *ctx, const struct plan_node *nd,
+    const struct facts *f, const char *dir, struct facts_rows *rows)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path = xasprintf("%s/%s.json", dir, nd->name);
+
+	facts_to_json(&b, f);
+	if (buf_write_file_atomic(path, b.buf, b.len, 0644) != 0)
+		facts_rows_add(rows, nd->name, "facts", NULL, NULL, FACTS_FAIL,
+		    "cannot save '%s': %s", path, strerror(errno));
+	facts_compare(rows, ctx->plan, nd, f);
+	free(path);
+	buf_release(&b);
+}
+
+static int
+cmd_facts_from(struct cmd_ctx *ctx, struct plan_node **sel, size_t n,
+    const char *dir, struct facts_rows *rows)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		struct prov_err	 err = PROV_ERR_INIT;
+		struct facts	*f = NULL;
+		struct buf	 b = BUF_INIT;
+		char		*path = xasprintf("%s/%s.json", dir,
+				    sel[i]->name);
+
+		if (buf_read_file(&b, path) != 0)
+			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
+			    FACTS_FAIL, "cannot read '%s': %s", path,
+			    strerror(errno));
+		else if (facts_from_json(&f, path, b.buf, b.len, &err) != 0)
+			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
+			    FACTS_FAIL, "%s", err.msg);
+		else
+			facts_compare(rows, ctx->plan, sel[i], f);
+		facts_free(f);
+		buf_release(&b);
+		free(path);
+		prov_err_release(&err);
+	}
+	return 0;
+}
+
+static int
+cmd_facts_ssh(struct cmd_ctx *ctx, struct facts_opts *o,
+    struct plan_node **sel, size_t n, const char *dir,
+    struct facts_rows *rows)
+{
+	struct ssh_config	 cfg = SSH_CONFIG_INIT;
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct ssh_host		*hosts = NULL;
+	struct ssh_result	*res = NULL;
+	struct hw_opts		 ho = HW_OPTS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 cmdline = BUF_INIT;
+	struct strvec		 notes = STRVEC_INIT;
+	struct facts		**fs = NULL, **ok = NULL;
+	size_t			 i, nok = 0;
+	int			 r = -1;
+
+	ho.pci_ids = o->pci_ids;
+	ssh_config_from_plan(&cfg, &ctx->plan->ssh);
+	if (ctx->plan->ssh.passphrase_env != NULL)
+		cfg.passphrase = getenv(ctx->plan->ssh.passphrase_env);
+	if (o->forks > 0)
+		cfg.forks = o->forks;
+	cfg.out_max = 16 * 1024 * 1024;
+	if (cfg.command_timeout_s == 0)
+		cfg.command_timeout_s = 180;
+	buf_adds(&cmdline, "sh -c ");
+	buf_add_shquote(&cmdline, facts_script());
+	job.command = cmdline.buf;
+	job.label = "facts";
+	hosts = xcalloc(n, sizeof *hosts);
+	res = xcalloc(n, sizeof *res);
+	for (i = 0; i < n; i++) {
+		hosts[i].name = sel[i]->name;
+		hosts[i].addr = sel[i]->address;
+		ssh_result_init(&res[i]);
+	}
+	if (ssh_run_all(&cfg, hosts, n, &job, res, NULL, &notes,
+	    &err) != 0) {
+		fprintf(ctx->err, "provision facts: %s\n", err.msg);
+		goto out;
+	}
+	for (i = 0; i < notes.n; i++)
+		fprintf(ctx->err, "provision facts: %s\n", notes.v[i]);
+	/* parse every answer, name devices from this pci.ids once for all */
+	fs = xcalloc(n, sizeof *fs);
+	ok = xcalloc(n, sizeof *ok);
+	for (i = 0; i < n; i++) {
+		struct ssh_result	*s = &res[i];
+
+		if (s->status != SSH_OK) {
+			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
+			    FACTS_FAIL, "%s%s%s", ssh_status_name(s->status),
+			    s->error != NULL ? ": " : "",
+			    s->error != NULL ? s->error : "");
+			continue;
+		}
+		if (s->out.truncated)
+			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
+			    FACTS_WARN, "output cut at %zu bytes",
+			    (size_t)cfg.out_max);
+		fs[i] = facts_new();
+		if (facts_parse_script(fs[i], s->out.buf, &err) != 0) {
+			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
+			    FACTS_FAIL, "%s", err.msg);
+			prov_err_release(&err);
+			facts_free(fs[i]);
+			fs[i] = NULL;
+			continue;
+		}
+		ok[nok++] = fs[i];
+		ssh_result_release(s);
+	}
+	if (hw_pci_names(ok, nok, &ho, &err) != 0) {
+		fprintf(ctx->err, "provision facts: %s\n", err.msg);
+		prov_err_release(&err);
+	}
+	/* then GPUs from the bus, and names pci.ids lacks from the catalog */
+	for (i = 0; i < nok; i++)
+		facts_finish(ok[i], ctx->plan->catalog);
+	for (i = 0; i < n; i++)
+		if (fs[i] != NULL)
+			cmd_facts_node(ctx, sel[i], fs[i], dir, rows);
+	r = 0;
+out:
+	for (i = 0; fs != NULL && i < n; i++)
+		facts_free(fs[i]);
+	free(fs);
+	free(ok);
+	for (i = 0; res != NULL && i < n; i++)
+		ssh_result_release(&res[i]);
+	free(res);
+	free(hosts);
+	strvec_clear(&notes);
+	buf_release(&cmdline);
+	prov_err_release(&err);
+	return r;
+}
+
+static int
+cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct facts_opts	 *o = optsp;
+	struct plan		 *p = ctx->plan;
+	struct plan_node	**sel = NULL;
+	struct prov_err		  err = PROV_ERR_INIT;
+	struct facts_rows	  rows = FACTS_ROWS_INIT;
+	char			 *run_dir = NULL, *dir = NULL;
+	size_t			  i, n = 0;
+	int			  r = PROV_EXIT_USAGE;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_facts_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (o->local)
+		return cmd_facts_local(ctx, o);
+	if (p == NULL)
+		return cmd_usage_error(ctx, &cmd_facts_entry, "give a plan, "
+		    "or --local for this machine");
+	if (o->nodes != NULL) {
+		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			goto out;
+		}
+	} else {
+		n = p->nnodes;
+		sel = xcalloc(n + 1, sizeof *sel);
+		for (i = 0; i < n; i++)
+			sel[i] = &p->nodes[i];
+	}
+	if (o->from != NULL) {
+		cmd_facts_from(ctx, sel, n, o->from, &rows);
+	} else {
+		run_dir = o->run_dir != NULL ? xstrdup(o->run_dir) :
+		    cmd_facts_default_run_dir();
+		dir = xasprintf("%s/facts", run_dir);
+		if (cmd_facts_mkdirs(dir) != 0) {
+			fprintf(ctx->err, "provision facts: cannot create "
+			    "'%s': %s\n", dir, strerror(errno));
+			r = PROV_EXIT_FAIL;
+			goto out;
+		}
+		if (cmd_facts_ssh(ctx, o, sel, n, dir, &rows) != 0) {
+			r = PROV_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (o->json)
+		cmd_facts_rows_json(ctx->out, n, &rows, dir);
+	else {
+		cmd_facts_rows_print(ctx->out, &rows);
+		cmd_facts_summary(ctx->out, n, &rows, dir);
+	}
+	r = facts_rows_count(&rows, FACTS_FAIL) > 0 ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
+out:
+	facts_rows_release(&rows);
+	free(run_dir);
+	free(dir);
+	free(sel);
+	prov_err_release(&err);
+	return r;
+}
