@@ -39,6 +39,7 @@
 #include <ctype.h>
 #include <libgen.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "catalog.h"
@@ -49,6 +50,7 @@
 #include "strmap.h"
 
 #define PLAN_MAX_NODES_DEFAULT	1000000
+#define PLAN_PATH_HINT		"paths are relative to the plan's directory"
 #define PLAN_MAC_HINT		"six hex pairs like '0c:c4:7a:00:00:10'"
 
 struct plan_index {
@@ -327,7 +329,7 @@ static const struct schema_field plan_partition_fields[] = {
 	F("name", SCHEMA_WORD, struct plan_partition, name, SCHEMA_REQUIRED),
 	F("nodes", SCHEMA_STR, struct plan_partition, nodes, SCHEMA_REQUIRED),
 	F("default", SCHEMA_BOOL, struct plan_partition, is_default, 0),
-	F("max_time", SCHEMA_WORD, struct plan_partition, max_time, 0),
+	F("max_time", SCHEMA_STR, struct plan_partition, max_time, 0),
 	FEND
 };
 
@@ -621,7 +623,7 @@ plan_path(struct plan_ld *ld, const char *path)
 	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
 		home = getenv("HOME");
 		tmp = xasprintf("%s%s", home != NULL ? home : "", path + 1);
-	} else if (path[0] != '/')
+	} else if (path[0] != '/' && strcmp(p->dir, ".") != 0)
 		tmp = xasprintf("%s/%s", p->dir, path);
 	else
 		return path;
@@ -668,6 +670,32 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 		s->become = "sudo";
 }
 
+/* A Slurm time limit: "30", "30:00", "4:00:00", "2-0", "2-12:00:00"... */
+static int
+plan_slurm_time_ok(const char *s)
+{
+	const char	*p = s;
+	int		 groups = 1, days = 0;
+
+	if (strcmp(s, "UNLIMITED") == 0 || strcmp(s, "INFINITE") == 0)
+		return 1;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	for (; *p != '\0'; p++) {
+		if (isdigit((unsigned char)*p))
+			continue;
+		if ((*p != ':' && *p != '-') || !isdigit((unsigned char)p[1]))
+			return 0;
+		if (*p == '-' && (days++ > 0 || groups > 1))
+			return 0;
+		if (*p == '-')
+			continue;
+		if (++groups > 3)
+			return 0;
+	}
+	return 1;
+}
+
 static void
 plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 {
@@ -694,9 +722,15 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 	sw->partitions = xcalloc(parts->n, sizeof *sw->partitions);
 	sw->npartitions = parts->n;
 	for (i = 0; i < parts->n; i++) {
-		sw->partitions[i].src = parts->u.items[i];
-		(void)schema_bind(&ld->sc, parts->u.items[i],
-		    plan_partition_fields, &sw->partitions[i]);
+		struct plan_partition	*pt = &sw->partitions[i];
+
+		pt->src = parts->u.items[i];
+		(void)schema_bind(&ld->sc, pt->src, plan_partition_fields, pt);
+		if (pt->max_time != NULL && !plan_slurm_time_ok(pt->max_time))
+			plan_ld_err(ld, yml_map_get(pt->src, "max_time"),
+			    "Slurm's form: MINUTES, HOURS:MM:SS, DAYS-HOURS[:MM"
+			    "[:SS]] or UNLIMITED, e.g. \"2-00:00:00\"",
+			    "bad max_time '%s'", pt->max_time);
 	}
 }
 
@@ -1218,11 +1252,12 @@ plan_resolve_software(struct plan_ld *ld)
 		free(sel);
 		sel = NULL;
 	}
-	if (p->ssh.jump != NULL && strchr(p->ssh.jump, '.') == NULL &&
-	    strchr(p->ssh.jump, ':') == NULL && plan_node(p, p->ssh.jump) == NULL)
+	/* A bare name is a node; user@, a dot or a port make it a host. */
+	if (p->ssh.jump != NULL && strpbrk(p->ssh.jump, ".:@[") == NULL &&
+	    plan_node(p, p->ssh.jump) == NULL)
 		plan_ld_err(ld, yml_map_get(p->ssh.src, "jump"), "name a node "
-		    "of the plan or write host[:port]", "unknown node '%s'",
-		    p->ssh.jump);
+		    "of the plan or write [user@]host[:port]",
+		    "unknown node '%s'", p->ssh.jump);
 }
 
 static int
@@ -1243,11 +1278,24 @@ plan_load_catalog(struct plan_ld *ld, const struct yml_node *profiles)
 		else
 			for (i = 0; i < profiles->n; i++) {
 				const char	*d;
+				struct stat	 st;
 
 				if (schema_str(&ld->sc, profiles->u.items[i],
-				    "profiles", &d) == 0)
-					strvec_push(&p->profile_dirs,
-					    plan_path(ld, d));
+				    "profiles", &d) != 0)
+					continue;
+				/* Said here, where the plan names it. */
+				d = plan_path(ld, d);
+				if (stat(d, &st) != 0)
+					plan_ld_err(ld, profiles->u.items[i],
+					    PLAN_PATH_HINT, "cannot read "
+					    "profiles dir '%s': %s", d,
+					    strerror(errno));
+				else if (!S_ISDIR(st.st_mode))
+					plan_ld_err(ld, profiles->u.items[i],
+					    PLAN_PATH_HINT, "profiles dir '%s' "
+					    "is not a directory", d);
+				else
+					strvec_push(&p->profile_dirs, d);
 			}
 	}
 	for (i = 0; i < ld->opts->profile_dirs.n; i++)
@@ -1291,7 +1339,8 @@ plan_check_top(struct plan_ld *ld, const struct yml_node *root)
 }
 
 /*
- * Sort the errors into file order.  When loading failed, their locations
+ * Sort the errors into file order, dropping repeats of one message at one
+ * place (an aliased value used twice).  When loading failed, their locations
  * borrow file names that die with the plan (its own and its catalog's):
  * point them at the caller's label, or for catalog files move the
  * location into the message, which the error owns (printed the same).
@@ -1313,6 +1362,21 @@ plan_errs_finish(struct plan *p, struct prov_errs *errs, size_t nerr0,
 		}
 	}
 	prov_errs_sort(errs);
+	/* One text shared by two entries (an alias) is one mistake. */
+	for (i = j = 0; i < errs->n; i++) {
+		struct prov_err	*e = &errs->v[i];
+		struct prov_err	*prev = j > 0 ? &errs->v[j - 1] : NULL;
+
+		if (prev != NULL && e->loc.file == prev->loc.file &&
+		    e->loc.line == prev->loc.line && e->loc.line > 0 &&
+		    e->loc.col == prev->loc.col &&
+		    strcmp(e->msg, prev->msg) == 0) {
+			prov_err_release(e);
+			continue;
+		}
+		errs->v[j++] = *e;
+	}
+	errs->n = j;
 	for (i = 0; p != NULL && i < errs->n; i++) {
 		struct prov_err	*e = &errs->v[i];
 		char		*msg;

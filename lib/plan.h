@@ -242,6 +242,10 @@ struct plan_opts {
 
 #define PLAN_OPTS_INIT { STRVEC_INIT, NULL, 0 }
 
+/*
+ * On failure *out is NULL and errs holds every problem, sorted; their
+ * locations borrow `path` (or `label`), so keep it until they are printed.
+ */
 int	plan_load(struct plan **out, const char *path,
 	    const struct plan_opts *, struct prov_errs *errs);
 int	plan_load_buf(struct plan **out, const char *label, const char *data,

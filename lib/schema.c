@@ -10,6 +10,34 @@
 #include "str.h"
 #include "strvec.h"
 
+/*
+ * str_suggest(), but of candidates as near, the one sharing the longest
+ * prefix: 'gpu' is nearer to 'gpus' than to 'cpu'.
+ */
+static const char *
+schema_suggest(const char *s, const char *const *cands)
+{
+	const char	*best = str_suggest(s, cands);
+	size_t		 d, i, pb, pc;
+
+	if (best == NULL)
+		return NULL;
+	d = str_distance(s, best, SIZE_MAX - 1);
+	for (pb = 0; s[pb] != '\0' && s[pb] == best[pb]; pb++)
+		;
+	for (i = 0; cands[i] != NULL; i++) {
+		if (str_distance(s, cands[i], d) != d)
+			continue;
+		for (pc = 0; s[pc] != '\0' && s[pc] == cands[i][pc]; pc++)
+			;
+		if (pc > pb) {
+			best = cands[i];
+			pb = pc;
+		}
+	}
+	return best;
+}
+
 int
 schema_type_error(const struct schema_ctx *c, const struct yml_node *n,
     const char *what, const char *expected)
@@ -39,10 +67,26 @@ schema_str(const struct schema_ctx *c, const struct yml_node *n,
 	return 0;
 }
 
+/* A number in quotes is a string: say so, it is easy to miss. */
+static int
+schema_quoted_error(const struct schema_ctx *c, const struct yml_node *n,
+    const char *what, const char *expected)
+{
+	struct prov_loc	loc = yml_loc(c->doc, n);
+
+	return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
+	    "write it without quotes", "'%s' must be %s, not the string '%s'",
+	    what, expected, n->u.s);
+}
+
 int
 schema_long(const struct schema_ctx *c, const struct yml_node *n,
     const char *what, long *out)
 {
+	long	v;
+
+	if (n->kind == YML_SCALAR && !n->plain && str_to_long(n->u.s, &v) == 0)
+		return schema_quoted_error(c, n, what, "a whole number");
 	if (n->kind != YML_SCALAR || !n->plain || str_to_long(n->u.s, out) != 0)
 		return schema_type_error(c, n, what, "a whole number");
 	return 0;
@@ -52,6 +96,11 @@ int
 schema_num(const struct schema_ctx *c, const struct yml_node *n,
     const char *what, double *out)
 {
+	double	v;
+
+	if (n->kind == YML_SCALAR && !n->plain &&
+	    str_to_double(n->u.s, &v) == 0)
+		return schema_quoted_error(c, n, what, "a number");
 	if (n->kind != YML_SCALAR || !n->plain || str_to_double(n->u.s, out) != 0)
 		return schema_type_error(c, n, what, "a number");
 	return 0;
@@ -153,7 +202,7 @@ schema_bind_one(const struct schema_ctx *c, const struct yml_node *v,
 			}
 		{
 			struct buf	 b = BUF_INIT;
-			const char	*near = str_suggest(s, f->enums);
+			const char	*near = schema_suggest(s, f->enums);
 
 			if (near != NULL)
 				buf_addf(&b, "did you mean '%s'?", near);
@@ -206,8 +255,20 @@ schema_bind(const struct schema_ctx *c, const struct yml_node *map,
 	size_t				 i, nkeys = 0;
 	int				 r = 0;
 
-	if (map == NULL || map->kind != YML_MAP)
-		return schema_type_error(c, map, "value", "a mapping");
+	if (map == NULL)
+		return -1;
+	if (map->kind != YML_MAP) {
+		struct prov_loc	loc = yml_loc(c->doc, map);
+
+		/* The caller knows the key, not us: no name to quote. */
+		if (map->kind == YML_SCALAR && !yml_is_null(map))
+			return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
+			    "write 'key: value' pairs", "expected a mapping, "
+			    "not '%s'", map->u.s);
+		return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
+		    "write 'key: value' pairs", "expected a mapping, not %s",
+		    yml_kind_name(map));
+	}
 	for (f = fields; f->key != NULL && nkeys < ARRAY_SIZE(keys) - 1; f++)
 		keys[nkeys++] = f->key;
 	keys[nkeys] = NULL;
@@ -220,7 +281,7 @@ schema_bind(const struct schema_ctx *c, const struct yml_node *map,
 				break;
 		if (f->key == NULL) {
 			struct prov_loc	 loc = yml_loc(c->doc, k);
-			const char	*near = str_suggest(k->u.s, keys);
+			const char	*near = schema_suggest(k->u.s, keys);
 			char		*hint = near != NULL ?
 			    xasprintf("did you mean '%s'?", near) : NULL;
 

@@ -1,0 +1,153 @@
+#!/bin/sh
+# run.sh: golden tests of the provision binary (make cli).
+#
+#   tests/fixtures/plan/bad-NAME.yaml   `provision check` must exit 2 and
+#   tests/fixtures/plan/bad-NAME.err    print exactly this on stderr
+#
+#   tests/fixtures/check/NAME.yaml      `provision check`, compared with
+#   tests/fixtures/check/NAME.out       its stdout, when this file exists
+#   tests/fixtures/check/NAME.err       its stderr, when this file exists
+#   tests/fixtures/check/NAME.code      its exit code, when this file exists
+#
+# Paths are given to provision as tests/fixtures/..., from the repository
+# root, so messages name files the same way on every machine.  PROVISION
+# is the binary (default ./provision); ONLY=PATTERN runs the fixtures whose
+# path matches the shell pattern.  Prints "ok N - ..." or "not ok N - ..."
+# per fixture (a diff -u on a mismatch), then "N passed, M failed"; exits
+# 1 on any failure.
+#
+# To (re)write the expected files after a deliberate change of messages:
+#   UPDATE=1 sh tests/cli/run.sh    (then read the diff before committing)
+
+cd "$(dirname "$0")/../.." || exit 1
+
+PROVISION=${PROVISION:-./provision}
+case $PROVISION in
+/*) ;;
+*) PROVISION=$PWD/$PROVISION ;;
+esac
+# The messages must not depend on the caller's environment.
+PROVISION_PROFILES=$PWD/profiles
+LC_ALL=C
+export PROVISION_PROFILES LC_ALL
+unset NO_COLOR CLICOLOR_FORCE
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/provision-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+n=0
+passed=0
+failed=0
+
+# report OK DESCRIPTION: one result line.
+report() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+# same WANT GOT: 0 when the files are equal, else a diff -u and 1.
+# With UPDATE=1 the expected file is rewritten instead.
+same() {
+	if cmp -s "$1" "$2"; then
+		return 0
+	fi
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$2" "$1"
+		echo "# updated $1"
+		return 0
+	fi
+	diff -u "$1" "$2" | sed 's/^/# /'
+	return 1
+}
+
+# selected FILE: whether ONLY lets this fixture run.
+selected() {
+	[ -z "${ONLY:-}" ] && return 0
+	# shellcheck disable=SC2254 # ONLY is a pattern on purpose
+	case $1 in
+	$ONLY) return 0 ;;
+	esac
+	return 1
+}
+
+if [ ! -x "$PROVISION" ]; then
+	echo "not ok 1 - no binary at $PROVISION (run make first)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# Plans with mistakes: exit 2 and the exact messages on stderr.
+for plan in tests/fixtures/plan/bad-*.yaml; do
+	[ -f "$plan" ] || continue
+	selected "$plan" || continue
+	want=${plan%.yaml}.err
+	name=${plan#tests/fixtures/}
+	"$PROVISION" check "$plan" >"$tmp/out" 2>"$tmp/err"
+	code=$?
+	ok=0
+	if [ "$code" != 2 ]; then
+		echo "# exit code $code, want 2"
+		ok=1
+	fi
+	if [ -f "$want" ]; then
+		same "$want" "$tmp/err" || ok=1
+	elif [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/err" "$want"
+		echo "# wrote $want"
+	else
+		echo "# missing $want"
+		ok=1
+	fi
+	if [ -s "$tmp/out" ]; then
+		echo "# unexpected stdout:"
+		sed 's/^/#   /' "$tmp/out"
+		ok=1
+	fi
+	report "$ok" "check $name"
+done
+
+# Plans that load: stdout, stderr and exit code as recorded, when recorded.
+for plan in tests/fixtures/check/*.yaml; do
+	[ -f "$plan" ] || continue
+	selected "$plan" || continue
+	base=${plan%.yaml}
+	name=${plan#tests/fixtures/}
+	if [ ! -f "$base.out" ] && [ ! -f "$base.err" ] &&
+	    [ ! -f "$base.code" ]; then
+		echo "# $name: no .out, .err or .code to compare"
+		report 1 "check $name"
+		continue
+	fi
+	"$PROVISION" check "$plan" >"$tmp/out" 2>"$tmp/err"
+	code=$?
+	ok=0
+	if [ -f "$base.out" ]; then
+		same "$base.out" "$tmp/out" || ok=1
+	fi
+	if [ -f "$base.err" ]; then
+		same "$base.err" "$tmp/err" || ok=1
+	fi
+	if [ -f "$base.code" ]; then
+		read -r want <"$base.code"
+		if [ "$code" != "$want" ]; then
+			if [ "${UPDATE:-0}" = 1 ]; then
+				echo "$code" >"$base.code"
+				echo "# updated $base.code"
+			else
+				echo "# exit code $code, want $want"
+				ok=1
+			fi
+		fi
+	fi
+	report "$ok" "check $name"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
