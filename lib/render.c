@@ -340,7 +340,8 @@ render_step(struct buf *out, const struct render_in *in, size_t i,
 		buf_addf(&tmp, "%s%s", k ? " " : "", sw->extras.v[k]);
 	render_var(out, "EXTRAS", tmp.buf);
 	buf_reset(&tmp);
-	render_var(out, "PROV_SECRET_DIR", in->secret_dir);
+	/* Set by the engine's wrapper for the step; empty when run by hand. */
+	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n");
 	buf_adds(out, "\n");
 	if (render_read_template(out, in->templates, "lib", err) != 0 ||
 	    render_read_template(out, in->templates, step, err) != 0)

@@ -27,7 +27,6 @@ struct render_in {
 	const struct plan		*plan;
 	const char			*templates;	/* dir */
 	const struct render_hostinfo	*info;		/* per plan node, or NULL */
-	const char			*secret_dir;	/* on the node, or NULL */
 };
 
 /* The head node: the first with role head, else the first node. */

@@ -1,0 +1,344 @@
+/*
+ * apply.c: `provision apply PLAN` (and plain `provision PLAN`): install
+ * every node of the plan over SSH, idempotently, in parallel, resumable.
+ *
+ * The engine is lib/apply.c; this file picks the state and run folders,
+ * shows progress (a live line per node on a terminal, one line per event
+ * in a pipe or with --plain), handles SIGINT/SIGTERM (stop starting new
+ * steps, finish the running ones, save; a second signal ends at once,
+ * the state file being valid at every moment) and prints the summary.
+ */
+#include "compat.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "apply.h"
+#include "cmd.h"
+#include "state.h"
+
+struct apply_cmd_opts {
+	int		 resume;
+	const char	*dry_run;
+	const char	*nodes;
+	long		 forks;
+	long		 max_fail;
+	int		 plain;
+	int		 verbose;
+	const char	*state_dir;
+	const char	*templates;
+	const char	*step;
+	int		 break_lock;
+};
+
+static const struct opt_spec apply_opts_spec[] = {
+	{ "resume", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, resume), NULL,
+	  "run only the steps not yet ok, changed or skipped" },
+	{ "dry-run", 0, OPT_STR, offsetof(struct apply_cmd_opts, dry_run), "DIR",
+	  "render every node's scripts into DIR; connect to nothing" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct apply_cmd_opts, nodes),
+	  "NODESET", "only these nodes (hostlist); the others are left alone" },
+	{ "forks", 'f', OPT_LONG, offsetof(struct apply_cmd_opts, forks), "N",
+	  "nodes at once (default: the plan's ssh.forks)" },
+	{ "max-fail", 0, OPT_LONG, offsetof(struct apply_cmd_opts, max_fail),
+	  "N", "stop starting steps once more than N nodes failed" },
+	{ "plain", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, plain), NULL,
+	  "one line per event, also on a terminal" },
+	{ "verbose", 'v', OPT_BOOL, offsetof(struct apply_cmd_opts, verbose),
+	  NULL, "show the steps' output as it comes (prefixed by node)" },
+	{ "state-dir", 0, OPT_STR, offsetof(struct apply_cmd_opts, state_dir),
+	  "DIR", "state and run folders (default: .provision/CLUSTER beside "
+	  "the plan)" },
+	{ "templates", 0, OPT_STR, offsetof(struct apply_cmd_opts, templates),
+	  "DIR", "step templates (default: the installed templates/)" },
+	{ "step", 0, OPT_STR, offsetof(struct apply_cmd_opts, step), "NAME",
+	  "run only this step" },
+	{ "break-lock", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, break_lock),
+	  NULL, "take over node locks left by an apply that died elsewhere" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static void
+apply_cmd_opts_init(void *p)
+{
+	struct apply_cmd_opts	*o = p;
+
+	o->max_fail = -1;
+}
+
+static int cmd_apply_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_apply_entry = {
+	"apply", NULL, "[--resume] [-n NODESET] [--dry-run DIR] [--plain] PLAN",
+	"install the plan on its nodes over SSH: base, GPU driver, container "
+	"runtime, Slurm or Kubernetes, monitoring",
+	apply_opts_spec, sizeof(struct apply_cmd_opts), apply_cmd_opts_init,
+	CMD_LOADS_PLAN, cmd_apply_exec
+};
+
+/*
+ * Set from the signal handler, read by the engine between steps.  The one
+ * mutable static here: a signal handler has no other way to talk.
+ */
+static volatile sig_atomic_t apply_interrupted;
+
+static void
+apply_on_signal(int sig)
+{
+	if (apply_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	apply_interrupted = 1;
+}
+
+struct apply_view {
+	struct cmd_ctx	*ctx;
+	int		 live;
+	int		 verbose;
+	size_t		 n;
+	char		**names;
+	char		**line;		/* per node: what the live view shows */
+	size_t		 drawn;
+	time_t		 t0;
+};
+
+static size_t
+apply_view_index(struct apply_view *v, const char *node)
+{
+	size_t	i;
+
+	for (i = 0; i < v->n; i++)
+		if (strcmp(v->names[i], node) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static void
+apply_view_draw(struct apply_view *v)
+{
+	size_t	i;
+	FILE	*fp = v->ctx->out;
+
+	if (v->drawn > 0)
+		fprintf(fp, "\033[%zuA", v->drawn);
+	for (i = 0; i < v->n; i++)
+		fprintf(fp, "\033[2K%s\n", v->line[i] != NULL ? v->line[i] : "");
+	v->drawn = v->n;
+	fflush(fp);
+}
+
+static void
+apply_view_bar(char *bar, size_t w, size_t done, size_t total)
+{
+	size_t	i, k = total > 0 ? done * w / total : w;
+
+	for (i = 0; i < w; i++)
+		bar[i] = i < k ? '#' : '.';
+	bar[w] = '\0';
+}
+
+static void
+apply_view_event(void *arg, const struct apply_event *ev)
+{
+	struct apply_view	*v = arg;
+	FILE			*fp = v->ctx->out;
+	char			 ts[16], bar[21];
+	time_t			 now = time(NULL);
+	struct tm		 tm;
+	size_t			 i;
+
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%H:%M:%S", &tm);
+	if (ev->kind == APPLY_EV_OUTPUT) {
+		if (!v->verbose || v->live)
+			return;
+		/* Line-prefixed, as it arrives. */
+		fprintf(fp, "%s: ", ev->node);
+		for (i = 0; i < ev->len; i++) {
+			fputc(ev->data[i], fp);
+			if (ev->data[i] == '\n' && i + 1 < ev->len)
+				fprintf(fp, "%s: ", ev->node);
+		}
+		if (ev->len > 0 && ev->data[ev->len - 1] != '\n')
+			fputc('\n', fp);
+		return;
+	}
+	if (ev->kind == APPLY_EV_NOTE) {
+		if (v->live && v->drawn > 0) {
+			fprintf(fp, "\033[%zuA\033[J", v->drawn);
+			v->drawn = 0;
+		}
+		fprintf(v->ctx->err, "%s%s%s\n", ev->node != NULL ? ev->node : "",
+		    ev->node != NULL ? ": " : "", ev->msg);
+		if (v->live)
+			apply_view_draw(v);
+		return;
+	}
+	if (!v->live) {
+		if (ev->kind == APPLY_EV_START)
+			return;
+		fprintf(fp, "%s %-12s %-18s %s", ts, ev->node, ev->step,
+		    state_res_name(ev->res));
+		if (ev->msg != NULL)
+			fprintf(fp, ": %s", ev->msg);
+		fprintf(fp, " (%.1f s)\n", ev->elapsed);
+		fflush(fp);
+		return;
+	}
+	if ((i = apply_view_index(v, ev->node)) == SIZE_MAX)
+		return;
+	free(v->line[i]);
+	apply_view_bar(bar, 20, ev->stepno, ev->nsteps);
+	if (ev->kind == APPLY_EV_START)
+		v->line[i] = xasprintf("%-12s [%s] %zu/%zu %-18s %lds",
+		    ev->node, bar, ev->stepno, ev->nsteps, ev->step,
+		    (long)(now - v->t0));
+	else
+		v->line[i] = xasprintf("%-12s [%s] %zu/%zu %-18s %s%s%s",
+		    ev->node, bar, ev->stepno, ev->nsteps, ev->step,
+		    state_res_name(ev->res), ev->msg != NULL &&
+		    ev->res == STATE_FAILED ? ": " : "",
+		    ev->msg != NULL && ev->res == STATE_FAILED ? ev->msg : "");
+	apply_view_draw(v);
+}
+
+/* Folders: DIR or .provision/CLUSTER beside the plan; runs/ID inside. */
+static int
+cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
+    char **state_dir, char **run_id, char **run_dir)
+{
+	char		 id[64];
+	time_t		 now = time(NULL);
+	struct tm	 tm;
+	const char	*steps[] = { NULL, NULL, NULL };
+	size_t		 i;
+
+	gmtime_r(&now, &tm);
+	strftime(id, sizeof id, "%Y%m%dT%H%M%SZ", &tm);
+	*run_id = xasprintf("%s-%ld", id, (long)getpid());
+	*state_dir = o->state_dir != NULL ? xstrdup(o->state_dir) :
+	    xasprintf("%s/.provision/%s", ctx->plan->dir, ctx->plan->cluster);
+	*run_dir = xasprintf("%s/runs/%s", *state_dir, *run_id);
+	steps[0] = *state_dir;
+	for (i = 0; steps[i] != NULL; i++) {
+		char	*p = xstrdup(steps[i]), *q;
+
+		for (q = p + 1; *q != '\0'; q++)
+			if (*q == '/') {
+				*q = '\0';
+				(void)mkdir(p, 0700);
+				*q = '/';
+			}
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			fprintf(ctx->err, "provision apply: cannot create '%s': "
+			    "%s\n", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		free(p);
+	}
+	return 0;
+}
+
+static int
+cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct apply_cmd_opts	*o = optsp;
+	struct apply_opts	 ao;
+	struct apply_summary	 sum;
+	struct apply_view	 view;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct sigaction	 sa, old_int, old_term;
+	char			*state_dir = NULL, *run_id = NULL, *run_dir = NULL;
+	char			*templates = NULL, *state_path = NULL;
+	size_t			 i;
+	int			 r = PROV_EXIT_FAIL;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_apply_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	memset(&ao, 0, sizeof ao);
+	memset(&view, 0, sizeof view);
+	templates = o->templates != NULL ? xstrdup(o->templates) :
+	    cmd_data_dir("templates", "PROVISION_TEMPLATES");
+	ao.templates = templates;
+	ao.nodes = o->nodes;
+	ao.forks = o->forks;
+	ao.max_fail = o->max_fail;
+	ao.resume = o->resume;
+	ao.only_step = o->step;
+	ao.break_lock = o->break_lock;
+	ao.interrupted = &apply_interrupted;
+	if (o->dry_run != NULL) {
+		ao.dry_run_dir = o->dry_run;
+		ao.run_id = "dry-run";
+		if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
+			fprintf(ctx->err, "provision apply: %s\n", err.msg);
+			goto out;
+		}
+		fprintf(ctx->out, "rendered the scripts of %zu nodes into %s\n",
+		    sum.nodes, o->dry_run);
+		r = 0;
+		goto out;
+	}
+	if (cmd_apply_dirs(ctx, o, &state_dir, &run_id, &run_dir) != 0)
+		goto out;
+	state_path = xasprintf("%s/state.json", state_dir);
+	ao.state_path = state_path;
+	ao.run_dir = run_dir;
+	ao.run_id = run_id;
+	if (ctx->plan->ssh.passphrase_env != NULL)
+		ao.passphrase = getenv(ctx->plan->ssh.passphrase_env);
+
+	view.ctx = ctx;
+	view.live = ctx->tty && !o->plain && !o->verbose &&
+	    ctx->plan->nnodes <= 60;
+	view.verbose = o->verbose;
+	view.t0 = time(NULL);
+	view.n = ctx->plan->nnodes;
+	view.names = xcalloc(view.n + 1, sizeof *view.names);
+	view.line = xcalloc(view.n + 1, sizeof *view.line);
+	for (i = 0; i < view.n; i++)
+		view.names[i] = (char *)ctx->plan->nodes[i].name;
+	ao.event = apply_view_event;
+	ao.event_arg = &view;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = apply_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	fprintf(ctx->out, "apply %s: run %s, logs in %s\n", ctx->plan_path,
+	    run_id, run_dir);
+	if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		goto restore;
+	}
+	fprintf(ctx->out, "\n%zu nodes: %zu ok, %zu failed (%zu unreachable); "
+	    "steps: %zu ok, %zu changed, %zu skipped, %zu failed%s\n",
+	    sum.nodes, sum.nodes_ok, sum.nodes_failed, sum.nodes_unreachable,
+	    sum.ok, sum.changed, sum.skipped, sum.failed,
+	    sum.interrupted ? " (interrupted: run again with --resume)" :
+	    sum.stopped_max_fail ? " (stopped: --max-fail reached)" : "");
+	fprintf(ctx->out, "state: %s\n", state_path);
+	r = sum.nodes_failed > 0 || sum.interrupted || sum.stopped_max_fail ?
+	    PROV_EXIT_FAIL : PROV_EXIT_OK;
+restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	prov_err_release(&err);
+	for (i = 0; i < view.n; i++)
+		free(view.line[i]);
+	free(view.line);
+	free(view.names);
+	free(templates);
+	free(state_dir);
+	free(state_path);
+	free(run_id);
+	free(run_dir);
+	return r;
+}

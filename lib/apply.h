@@ -1,0 +1,104 @@
+/*
+ * apply.h: turn bare nodes into the planned cluster (DESIGN section 6).
+ *
+ * The run, in order:
+ *	1. lock every node (a lock directory on the node names this run;
+ *	   a lock left by a dead run of this workstation is taken over and
+ *	   said so, any other lock stops that node with who holds it);
+ *	2. gather facts (real CPUs, memory, GPUs) for slurm.conf & co;
+ *	3. the steps of apply_steps[], each a template rendered per node
+ *	   (render.h) and run as `sh FILE` on the node, nodes in parallel up
+ *	   to `forks` over one SSH session each.  A step marked head-first
+ *	   runs on the head, the engine reads the value it produced (munge
+ *	   key, join command) over the session into memory, and only then
+ *	   runs on the other nodes, which get the value on stdin, written to
+ *	   a 0600 file under a 0700 directory the step consumes: never in
+ *	   argv, never in a log, never in the run folder;
+ *	4. unlock.
+ * A node whose step fails stops there; the others go on.  Every result
+ * lands in the state file at once (state.h), so an interrupted run can
+ * be resumed: --resume skips what is ok, changed or skipped.
+ *
+ * lib/ never prints: progress reaches the caller through `event`.
+ */
+#ifndef PROV_APPLY_H
+#define PROV_APPLY_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "state.h"
+
+struct plan;
+struct plan_node;
+
+#define APPLY_HEAD_FIRST	0x1	/* head, then a barrier, then the rest */
+
+struct apply_step {
+	const char	*name;		/* template name, state key */
+	int		 flags;
+	const char	*secret;	/* value the head makes for the others */
+	/* Whether the plan asks for this step on this node. */
+	int		(*wanted)(const struct plan *, const struct plan_node *);
+};
+
+extern const struct apply_step apply_steps[];
+
+enum apply_event_kind {
+	APPLY_EV_START,		/* a step starts on a node */
+	APPLY_EV_DONE,		/* a step ended: res, msg, elapsed */
+	APPLY_EV_OUTPUT,	/* output of a step (never of a secret read) */
+	APPLY_EV_NOTE,		/* a message for the user (node may be NULL) */
+};
+
+struct apply_event {
+	enum apply_event_kind	 kind;
+	const char		*node;
+	const char		*step;
+	enum state_res		 res;
+	const char		*msg;
+	double			 elapsed;
+	const char		*data;		/* output bytes */
+	size_t			 len;
+	size_t			 index;		/* node index in the run */
+	size_t			 nsteps, stepno; /* progress of this node */
+};
+
+struct apply_opts {
+	const char	*templates;	/* dir */
+	const char	*run_dir;	/* logs, facts: created */
+	const char	*state_path;
+	const char	*dry_run_dir;	/* render only, into this dir */
+	const char	*nodes;		/* hostlist, or NULL: all */
+	const char	*only_step;	/* run only this step, or NULL */
+	int		 resume;
+	int		 break_lock;
+	long		 forks;		/* 0: the plan's */
+	long		 max_fail;	/* -1: no limit */
+	const char	*run_id;
+	const char	*passphrase;	/* for an encrypted identity */
+	volatile sig_atomic_t *interrupted; /* set by the caller's handler */
+	void		(*event)(void *, const struct apply_event *);
+	void		*event_arg;
+};
+
+struct apply_summary {
+	size_t	nodes, nodes_ok, nodes_failed, nodes_unreachable;
+	size_t	ok, changed, skipped, failed;
+	int	interrupted, stopped_max_fail;
+};
+
+/*
+ * Run the plan.  0 when the run happened (nodes may have failed: see
+ * `sum`); -1 with err when it could not (state unreadable, templates
+ * missing, no such nodes).
+ */
+int	apply_run(struct apply_summary *sum, const struct plan *,
+	    const struct apply_opts *, struct prov_err *err);
+
+/* The steps that apply to node i, in order (count). */
+size_t	apply_steps_for(const struct plan *, const struct plan_node *,
+	    const struct apply_step **out, size_t max);
+
+#endif
