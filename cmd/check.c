@@ -139,10 +139,12 @@ cmd_check_sev_label(const struct cmd_ctx *ctx, enum check_sev s)
 	}
 }
 
-static void
+/* Returns how many rows it printed. */
+static size_t
 cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
     const struct check_result *res)
 {
+	size_t	 shown = 0;
 	size_t	 wsub = 7, wwhat = 5, wmeas = 8, i, g;
 	FILE	*fp = ctx->out;
 
@@ -182,6 +184,7 @@ cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
 				fputs("  LIMIT\n", fp);
 				header = 1;
 			}
+			shown++;
 			fprintf(fp, "  %-4s  ", cmd_check_sev_label(ctx, r->sev));
 			cmd_check_pad(fp, r->subject, wsub);
 			fputs("  ", fp);
@@ -196,6 +199,7 @@ cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
 				    r->loc.line, r->loc.col);
 		}
 	}
+	return shown;
 }
 
 static int
@@ -219,9 +223,9 @@ cmd_check_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->json)
 		cmd_check_json(ctx, &res);
 	else {
-		cmd_check_table(ctx, o, &res);
-		fprintf(ctx->out, "\n%s: %zu ok, %zu warnings, %zu failed, "
-		    "%zu skipped: %s\n", ctx->plan_path, res.nok, res.nwarn,
+		fprintf(ctx->out, "%s%s: %zu ok, %zu warnings, %zu failed, "
+		    "%zu skipped: %s\n", cmd_check_table(ctx, o, &res) > 0 ?
+		    "\n" : "", ctx->plan_path, res.nok, res.nwarn,
 		    res.nfail, res.nskip, res.nfail > 0 ? "FAIL" :
 		    res.nwarn > 0 && o->strict ? "FAIL (strict)" : "PASS");
 	}
