@@ -45,7 +45,7 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 all: provision
 
 provision: $(BIN)
-	@if [ "$(SAN)" != 1 ]; then cp $(BIN) provision; fi
+	@if [ "$(SAN)" != 1 ]; then cp $(BIN) provision.tmp && mv -f provision.tmp provision; fi
 
 $(BUILD)/libprov.a: $(LIB_OBJS)
 	@rm -f $@
