@@ -15,6 +15,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_catalog_entry,
 	&cmd_exec_entry,
 	&cmd_facts_entry,
+	&cmd_bmc_entry,
 	&cmd_help_entry,
 	NULL
 };

@@ -1,0 +1,544 @@
+/*
+ * bmc.c: `provision bmc PLAN [-n NODESET] ACTION [ARGS]`: Redfish on
+ * every selected node's BMC at once.
+ *
+ *	status			PowerState and boot override
+ *	on | off | cycle | reset	power, then wait for the PowerState
+ *	boot pxe|cd|disk [--once]	boot override (Continuous unless --once)
+ *	media insert URL | media eject	the virtual CD/DVD
+ *	inventory		processors, memory, GPUs, PSUs against the plan
+ *
+ * The actions are a second table here (bmc_verbs[]), after git's
+ * OPT_SUBCOMMAND.  Passwords come from each bmc entry's password_env or
+ * password_file, are handed to lib/redfish and wiped after the run; they
+ * are never printed.  One row per node; a BMC whose TLS is not verified
+ * (`insecure: true`) says so in its row.  Exit 0 when every BMC did what
+ * was asked (and, for inventory, matches the plan), 1 when any failed,
+ * 2 for usage and plan errors.
+ */
+#include "compat.h"
+
+#include "buf.h"
+#include "cmd.h"
+#include "redfish.h"
+#include "str.h"
+
+#define BMC_INSECURE_NOTE	"TLS NOT VERIFIED (insecure: true)"
+
+struct bmc_opts {
+	int		 json;
+	const char	*nodes;
+	int		 once;
+	int		 graceful;
+	int		 basic;
+	long		 timeout_s;
+	long		 connect_timeout_s;
+	long		 wait_s;
+	long		 parallel;
+};
+
+static const struct opt_spec bmc_opts_spec[] = {
+	{ "json", 0, OPT_BOOL, offsetof(struct bmc_opts, json), NULL,
+	  "print JSON" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct bmc_opts, nodes), "NODESET",
+	  "only these nodes (hostlist, e.g. gpu[01-04])" },
+	{ "once", 0, OPT_BOOL, offsetof(struct bmc_opts, once), NULL,
+	  "boot: override the next boot only (default: until changed)" },
+	{ "graceful", 0, OPT_BOOL, offsetof(struct bmc_opts, graceful), NULL,
+	  "off, reset: ask the OS (GracefulShutdown, GracefulRestart)" },
+	{ "basic-auth", 0, OPT_BOOL, offsetof(struct bmc_opts, basic), NULL,
+	  "use basic auth on every request instead of a session" },
+	{ "timeout", 0, OPT_LONG, offsetof(struct bmc_opts, timeout_s), "S",
+	  "seconds one request may take (default 60)" },
+	{ "connect-timeout", 0, OPT_LONG,
+	  offsetof(struct bmc_opts, connect_timeout_s), "S",
+	  "seconds to connect (default 10)" },
+	{ "wait", 0, OPT_LONG, offsetof(struct bmc_opts, wait_s), "S",
+	  "seconds to wait for a task or a power state (default 300)" },
+	{ "parallel", 0, OPT_LONG, offsetof(struct bmc_opts, parallel), "N",
+	  "requests in flight at once, all BMCs (default 128)" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static void cmd_bmc_opts_init(void *);
+static int cmd_bmc_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_bmc_entry = {
+	"bmc", NULL, "[--json] [-n NODESET] PLAN ACTION [ARGS]  (ACTION: "
+	"status on off cycle reset 'boot pxe|cd|disk' 'media insert URL' "
+	"'media eject' inventory)",
+	"power, boot override, virtual media and inventory over Redfish, "
+	"all BMCs at once",
+	bmc_opts_spec, sizeof(struct bmc_opts), cmd_bmc_opts_init,
+	CMD_LOADS_PLAN, cmd_bmc_exec
+};
+
+/* One action: its words after the plan fill a struct redfish_opts. */
+struct bmc_verb {
+	const char		*name;
+	const char		*args;
+	const char		*summary;
+	enum redfish_action	 action;
+	int			(*parse)(struct cmd_ctx *,
+				    struct redfish_opts *, int, char **);
+};
+
+static int cmd_bmc_parse_none(struct cmd_ctx *, struct redfish_opts *, int,
+    char **);
+static int cmd_bmc_parse_boot(struct cmd_ctx *, struct redfish_opts *, int,
+    char **);
+static int cmd_bmc_parse_media(struct cmd_ctx *, struct redfish_opts *, int,
+    char **);
+
+static const struct bmc_verb bmc_verbs[] = {
+	{ "status", "", "PowerState and boot override", REDFISH_STATUS,
+	  cmd_bmc_parse_none },
+	{ "on", "", "power on, wait for On", REDFISH_ON, cmd_bmc_parse_none },
+	{ "off", "", "ForceOff (--graceful: GracefulShutdown), wait for Off",
+	  REDFISH_OFF, cmd_bmc_parse_none },
+	{ "cycle", "", "PowerCycle, else ForceRestart; wait for On",
+	  REDFISH_CYCLE, cmd_bmc_parse_none },
+	{ "reset", "", "ForceRestart (--graceful: GracefulRestart)",
+	  REDFISH_RESET, cmd_bmc_parse_none },
+	{ "boot", "pxe|cd|disk", "boot override (--once: next boot only)",
+	  REDFISH_BOOT, cmd_bmc_parse_boot },
+	{ "media", "insert URL | eject", "virtual CD/DVD",
+	  REDFISH_MEDIA_INSERT, cmd_bmc_parse_media },
+	{ "inventory", "", "CPUs, memory, GPUs, PSUs compared with the plan",
+	  REDFISH_INVENTORY, cmd_bmc_parse_none },
+};
+
+static void
+cmd_bmc_opts_init(void *p)
+{
+	struct bmc_opts	*o = p;
+
+	o->timeout_s = 60;
+	o->connect_timeout_s = 10;
+	o->wait_s = 300;
+	o->parallel = 128;
+}
+
+static void
+cmd_bmc_actions(FILE *fp)
+{
+	size_t	i;
+	char	left[48];
+
+	fprintf(fp, "actions:\n");
+	for (i = 0; i < ARRAY_SIZE(bmc_verbs); i++) {
+		snprintf(left, sizeof left, "%s %s", bmc_verbs[i].name,
+		    bmc_verbs[i].args);
+		fprintf(fp, "  %-28s %s\n", left, bmc_verbs[i].summary);
+	}
+}
+
+static int cmd_bmc_usage(struct cmd_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+cmd_bmc_usage(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list	ap;
+
+	fprintf(ctx->err, "provision bmc: ");
+	va_start(ap, fmt);
+	vfprintf(ctx->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', ctx->err);
+	cmd_usage(&cmd_bmc_entry, ctx->err);
+	cmd_bmc_actions(ctx->err);
+	return PROV_EXIT_USAGE;
+}
+
+static int
+cmd_bmc_parse_none(struct cmd_ctx *ctx, struct redfish_opts *ro, int argc,
+    char **argv)
+{
+	if (argc > 1)
+		return cmd_bmc_usage(ctx, "unexpected argument '%s'", argv[1]);
+	return 0;
+}
+
+static int
+cmd_bmc_parse_boot(struct cmd_ctx *ctx, struct redfish_opts *ro, int argc,
+    char **argv)
+{
+	static const char *const words[] = { "pxe", "cd", "disk", NULL };
+	static const char *const targets[] = { "Pxe", "Cd", "Hdd" };
+	size_t	i;
+
+	if (argc < 2)
+		return cmd_bmc_usage(ctx, "boot needs a target: pxe, cd or "
+		    "disk");
+	if (argc > 2)
+		return cmd_bmc_usage(ctx, "unexpected argument '%s'", argv[2]);
+	for (i = 0; words[i] != NULL; i++)
+		if (strcmp(argv[1], words[i]) == 0) {
+			ro->boot = targets[i];
+			return 0;
+		}
+	return cmd_bmc_usage(ctx, "unknown boot target '%s' (pxe, cd or disk)",
+	    argv[1]);
+}
+
+static int
+cmd_bmc_parse_media(struct cmd_ctx *ctx, struct redfish_opts *ro, int argc,
+    char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "eject") == 0) {
+		if (argc > 2)
+			return cmd_bmc_usage(ctx, "unexpected argument '%s'",
+			    argv[2]);
+		ro->action = REDFISH_MEDIA_EJECT;
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[1], "insert") == 0) {
+		if (argc < 3)
+			return cmd_bmc_usage(ctx, "media insert needs the "
+			    "image URL");
+		if (argc > 3)
+			return cmd_bmc_usage(ctx, "unexpected argument '%s'",
+			    argv[3]);
+		if (strstr(argv[2], "://") == NULL)
+			return cmd_bmc_usage(ctx, "'%s' is not a URL (e.g. "
+			    "http://host/image.iso)", argv[2]);
+		ro->action = REDFISH_MEDIA_INSERT;
+		ro->media_url = argv[2];
+		return 0;
+	}
+	return cmd_bmc_usage(ctx, "media needs 'insert URL' or 'eject'");
+}
+
+static const struct bmc_verb *
+cmd_bmc_verb(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(bmc_verbs); i++)
+		if (strcmp(bmc_verbs[i].name, name) == 0)
+			return &bmc_verbs[i];
+	return NULL;
+}
+
+/* "127.0.50.1", "127.0.50.1:8443", "[fd00::1]:8443" */
+static char *
+cmd_bmc_where(const struct plan_bmc *bmc)
+{
+	int	v6 = strchr(bmc->address, ':') != NULL &&
+	    bmc->address[0] != '[';
+
+	if (bmc->port > 0 && bmc->port != 443)
+		return xasprintf(v6 ? "[%s]:%ld" : "%s:%ld", bmc->address,
+		    bmc->port);
+	return xstrdup(bmc->address);
+}
+
+struct bmc_row {
+	struct plan_node	*nd;
+	char			*where;
+	struct redfish_rows	 rows;
+	int			 ok;
+	const char		*result;	/* "ok" "FAILED" "drift" */
+	char			*text;		/* the DETAIL column */
+};
+
+static void
+cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
+{
+	struct buf	t = BUF_INIT;
+
+	if (b->insecure)
+		buf_adds(&t, BMC_INSECURE_NOTE "; ");
+	if (row->ok || (b->ok && row->rows.n > 0))
+		buf_adds(&t, b->detail ? b->detail : "");
+	else {
+		buf_adds(&t, b->err.msg ? b->err.msg : "failed");
+		if (b->err.hint != NULL)
+			buf_addf(&t, " (%s)", b->err.hint);
+	}
+	row->text = buf_detach(&t, NULL);
+}
+
+static void
+cmd_bmc_print_rows(struct cmd_ctx *ctx, const struct redfish_rows *rows,
+    int indent)
+{
+	size_t	i, we = 8, wf = 5;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct redfish_row	*r = &rows->v[i];
+
+		if (r->expected != NULL && strlen(r->expected) > we)
+			we = strlen(r->expected);
+		if (r->found != NULL && strlen(r->found) > wf)
+			wf = strlen(r->found);
+	}
+	for (i = 0; i < rows->n; i++) {
+		const struct redfish_row	*r = &rows->v[i];
+
+		fprintf(ctx->out, "%*s  %-10s %-*s %-*s %s%s%s%s\n", indent,
+		    "", r->what, (int)we, r->expected ? r->expected : "-",
+		    (int)wf, r->found ? r->found : "-",
+		    redfish_verdict_name(r->verdict), r->reason ? " (" : "",
+		    r->reason ? r->reason : "", r->reason ? ")" : "");
+	}
+}
+
+static void
+cmd_bmc_json_row(struct buf *b, const struct bmc_row *row,
+    const struct redfish_bmc *v, const struct redfish_opts *ro, int first)
+{
+	buf_adds(b, first ? "\n  {\"node\": " : ",\n  {\"node\": ");
+	buf_add_json(b, row->nd->name);
+	buf_adds(b, ", \"bmc\": ");
+	buf_add_json(b, row->where);
+	buf_addf(b, ", \"ok\": %s, \"result\": ", row->ok ? "true" : "false");
+	buf_add_json(b, row->result);
+	buf_addf(b, ", \"tls_verified\": %s", v->insecure ? "false" : "true");
+	if (v->insecure)
+		buf_adds(b, ", \"tls_note\": \"" BMC_INSECURE_NOTE "\"");
+	buf_adds(b, ", \"detail\": ");
+	if (v->detail != NULL)
+		buf_add_json(b, v->detail);
+	else
+		buf_adds(b, "null");
+	buf_adds(b, ", \"error\": ");
+	if (v->err.msg != NULL && !v->ok) {
+		buf_adds(b, "{\"message\": ");
+		buf_add_json(b, v->err.msg);
+		buf_adds(b, ", \"hint\": ");
+		if (v->err.hint != NULL)
+			buf_add_json(b, v->err.hint);
+		else
+			buf_adds(b, "null");
+		buf_adds(b, "}");
+	} else
+		buf_adds(b, "null");
+	if (v->auth != NULL) {
+		buf_adds(b, ", \"auth\": ");
+		buf_add_json(b, v->auth);
+	}
+	if (v->system != NULL) {
+		buf_adds(b, ", \"system\": ");
+		buf_add_json(b, v->system);
+	}
+	if (v->power != NULL) {
+		buf_adds(b, ", \"power_state\": ");
+		buf_add_json(b, v->power);
+	}
+	if (v->boot_target != NULL || v->boot_enabled != NULL) {
+		buf_adds(b, ", \"boot\": {\"target\": ");
+		if (v->boot_target != NULL)
+			buf_add_json(b, v->boot_target);
+		else
+			buf_adds(b, "null");
+		buf_adds(b, ", \"enabled\": ");
+		if (v->boot_enabled != NULL)
+			buf_add_json(b, v->boot_enabled);
+		else
+			buf_adds(b, "null");
+		buf_adds(b, "}");
+	}
+	if (v->media_slot != NULL) {
+		buf_adds(b, ", \"media\": {\"slot\": ");
+		buf_add_json(b, v->media_slot);
+		buf_adds(b, ", \"image\": ");
+		if (v->media_image != NULL)
+			buf_add_json(b, v->media_image);
+		else
+			buf_adds(b, "null");
+		buf_adds(b, "}");
+	}
+	if (ro->action == REDFISH_INVENTORY && v->ok) {
+		buf_adds(b, ", \"inventory\": ");
+		redfish_inv_to_json(b, &v->inv);
+		buf_adds(b, ", \"drift\": ");
+		redfish_rows_to_json(b, &row->rows);
+	}
+	buf_addf(b, ", \"requests\": %ld}", v->requests);
+}
+
+static int
+cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct bmc_opts		 *o = optsp;
+	struct plan		 *p = ctx->plan;
+	struct redfish_opts	  ro = REDFISH_OPTS_INIT;
+	const struct bmc_verb	 *verb;
+	struct plan_node	**sel = NULL;
+	struct redfish_bmc	 *v = NULL;
+	struct bmc_row		 *rows = NULL;
+	struct prov_err		  err = PROV_ERR_INIT;
+	struct buf		  b = BUF_INIT;
+	size_t			  i, n = 0, nok = 0, nfail = 0, ninsecure = 0;
+	size_t			  wname = 4, wbmc = 3;
+	int			  r = PROV_EXIT_USAGE;
+
+	if (argc == 0)
+		return cmd_bmc_usage(ctx, "missing action");
+	if ((verb = cmd_bmc_verb(argv[0])) == NULL) {
+		const char	*names[ARRAY_SIZE(bmc_verbs) + 1], *near;
+
+		for (i = 0; i < ARRAY_SIZE(bmc_verbs); i++)
+			names[i] = bmc_verbs[i].name;
+		names[i] = NULL;
+		near = str_suggest(argv[0], names);
+		if (near != NULL) {
+			fprintf(ctx->err, "provision bmc: unknown action '%s' "
+			    "(did you mean '%s'?)\n", argv[0], near);
+			cmd_usage(&cmd_bmc_entry, ctx->err);
+			return PROV_EXIT_USAGE;
+		}
+		return cmd_bmc_usage(ctx, "unknown action '%s'", argv[0]);
+	}
+	ro.action = verb->action;
+	if (verb->parse(ctx, &ro, argc, argv) != 0)
+		return PROV_EXIT_USAGE;
+	if (o->once && ro.action != REDFISH_BOOT)
+		return cmd_bmc_usage(ctx, "--once is for 'boot'");
+	if (o->graceful && ro.action != REDFISH_OFF &&
+	    ro.action != REDFISH_RESET)
+		return cmd_bmc_usage(ctx, "--graceful is for 'off' and "
+		    "'reset'");
+	if (o->timeout_s < 1 || o->connect_timeout_s < 1 || o->wait_s < 1 ||
+	    o->parallel < 1)
+		return cmd_bmc_usage(ctx, "--timeout, --connect-timeout, "
+		    "--wait and --parallel need a number above 0");
+	ro.once = o->once;
+	ro.graceful = o->graceful;
+	ro.basic_auth = o->basic;
+	ro.timeout_ms = o->timeout_s * 1000;
+	ro.connect_timeout_ms = o->connect_timeout_s * 1000;
+	ro.wait_ms = o->wait_s * 1000;
+	ro.max_active = (size_t)o->parallel;
+
+	if (o->nodes != NULL) {
+		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+			fprintf(ctx->err, "provision bmc: %s\n", err.msg);
+			goto out;
+		}
+	} else {
+		sel = xcalloc(p->nnodes + 1, sizeof *sel);
+		for (i = 0; i < p->nnodes; i++)
+			if (p->nodes[i].bmc != NULL)
+				sel[n++] = &p->nodes[i];
+	}
+	if (n == 0) {
+		fprintf(ctx->err, "provision bmc: no node %shas a 'bmc:' entry "
+		    "in %s\n", o->nodes ? "of the selection " : "",
+		    ctx->plan_path);
+		goto out;
+	}
+
+	v = xcalloc(n, sizeof *v);
+	rows = xcalloc(n, sizeof *rows);
+	for (i = 0; i < n; i++) {
+		struct plan_node	*nd = sel[i];
+		const struct plan_bmc	*bmc = nd->bmc;
+
+		redfish_bmc_init(&v[i]);
+		rows[i].nd = nd;
+		rows[i].rows = (struct redfish_rows)REDFISH_ROWS_INIT;
+		v[i].node = nd->name;
+		if (bmc == NULL) {
+			v[i].skipped = 1;
+			rows[i].where = xstrdup("-");
+			prov_err_set(&v[i].err, PROV_E_PLAN, "no 'bmc:' entry "
+			    "in the plan");
+			continue;
+		}
+		rows[i].where = cmd_bmc_where(bmc);
+		v[i].address = bmc->address;
+		v[i].port = bmc->port;
+		v[i].user = bmc->user;
+		v[i].ca_file = bmc->ca_file;
+		v[i].insecure = bmc->insecure;
+		if (bmc->user == NULL) {
+			v[i].skipped = 1;
+			prov_err_set(&v[i].err, PROV_E_PLAN, "the bmc entry "
+			    "has no 'user:'");
+			continue;
+		}
+		if (redfish_password_load(&v[i].password, bmc, &v[i].err) != 0)
+			v[i].skipped = 1;
+	}
+
+	if (redfish_run(v, n, &ro, &err) != 0) {
+		fprintf(ctx->err, "provision bmc: %s\n", err.msg);
+		r = PROV_EXIT_FAIL;
+		goto out;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct bmc_row	*row = &rows[i];
+
+		row->ok = v[i].ok;
+		row->result = v[i].ok ? "ok" : "FAILED";
+		if (v[i].ok && ro.action == REDFISH_INVENTORY) {
+			redfish_compare(&row->rows, row->nd, &v[i].inv,
+			    p->catalog);
+			if (redfish_rows_count(&row->rows, REDFISH_FAIL) > 0) {
+				row->ok = 0;
+				row->result = "drift";
+			}
+		}
+		cmd_bmc_text(row, &v[i]);
+		if (row->ok)
+			nok++;
+		else
+			nfail++;
+		if (v[i].insecure)
+			ninsecure++;
+		if (strlen(row->nd->name) > wname)
+			wname = strlen(row->nd->name);
+		if (strlen(row->where) > wbmc)
+			wbmc = strlen(row->where);
+	}
+
+	if (o->json) {
+		buf_adds(&b, "{\"action\": ");
+		buf_add_json(&b, redfish_action_name(ro.action));
+		buf_adds(&b, ", \"results\": [");
+		for (i = 0; i < n; i++) {
+			cmd_bmc_json_row(&b, &rows[i], &v[i], &ro, i == 0);
+			if (b.len > 65536) {
+				fwrite(b.buf, 1, b.len, ctx->out);
+				buf_reset(&b);
+			}
+		}
+		buf_addf(&b, "\n], \"ok\": %zu, \"failed\": %zu, "
+		    "\"tls_not_verified\": %zu}\n", nok, nfail, ninsecure);
+		fwrite(b.buf, 1, b.len, ctx->out);
+	} else {
+		fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname, "NODE",
+		    (int)wbmc, "BMC", "RESULT", "DETAIL");
+		for (i = 0; i < n; i++) {
+			fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname,
+			    rows[i].nd->name, (int)wbmc, rows[i].where,
+			    rows[i].result, rows[i].text);
+			cmd_bmc_print_rows(ctx, &rows[i].rows, (int)wname);
+		}
+		fprintf(ctx->out, "%s: %zu ok, %zu failed", redfish_action_name(
+		    ro.action), nok, nfail);
+		if (ninsecure > 0)
+			fprintf(ctx->out, "; %zu BMC%s with " BMC_INSECURE_NOTE,
+			    ninsecure, ninsecure == 1 ? "" : "s");
+		fputc('\n', ctx->out);
+	}
+	r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+out:
+	for (i = 0; v != NULL && i < n; i++)
+		redfish_bmc_release(&v[i]);	/* wipes the passwords */
+	for (i = 0; rows != NULL && i < n; i++) {
+		free(rows[i].where);
+		free(rows[i].text);
+		redfish_rows_release(&rows[i].rows);
+	}
+	free(v);
+	free(rows);
+	free(sel);
+	prov_err_release(&err);
+	buf_release(&b);
+	return r;
+}

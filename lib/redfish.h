@@ -1,0 +1,246 @@
+/*
+ * redfish.h: talk to BMCs over Redfish: power, boot override, virtual
+ * media and inventory, all BMCs at once.
+ *
+ * The caller fills one `struct redfish_bmc` per BMC (address, user,
+ * password, TLS settings), picks an action in `struct redfish_opts` and
+ * calls redfish_run(), which drives every BMC through its dialogue in one
+ * http.h loop and fills each BMC's result:
+ *
+ *	struct redfish_bmc *v = xcalloc(n, sizeof *v);
+ *	for each node: redfish_bmc_init(&v[i]); v[i].node = ...;
+ *	    redfish_password_load(&v[i].password, bmc, &err);
+ *	struct redfish_opts o = REDFISH_OPTS_INIT;
+ *	o.action = REDFISH_ON;
+ *	redfish_run(v, n, &o, &err);	(-1 only when the loop broke)
+ *	v[i].ok, v[i].detail, v[i].err ...
+ *	redfish_compare(&rows, node, &v[i].inv, catalog);   (inventory)
+ *	redfish_bmc_release(&v[i]);	(wipes the password)
+ *
+ * Every dialogue starts at the service root (/redfish/v1) and follows
+ * @odata.id links: Systems -> first member, its Links.Chassis and
+ * Links.ManagedBy; no id is assumed.  It logs in with a session
+ * (POST SessionService/Sessions, then X-Auth-Token, DELETE at the end)
+ * and falls back to basic auth when the service has no sessions.
+ * Actions answered 202 Accepted are followed through their task monitor
+ * (Location) until done; power actions then wait for the PowerState.
+ * A failed BMC is a result (ok = 0, err says why), never an error return.
+ *
+ * The parsing helpers below are pure functions over a JSON document (read
+ * with yml.h: JSON is YAML) so they can be tested against mockup files.
+ * Passwords are never printed, logged or put in URLs; redfish_bmc_release()
+ * wipes them.
+ */
+#ifndef PROV_REDFISH_H
+#define PROV_REDFISH_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+#include "strvec.h"
+
+struct catalog;
+struct plan_bmc;
+struct plan_node;
+struct yml_doc;
+struct yml_node;
+
+enum redfish_action {
+	REDFISH_STATUS = 0,
+	REDFISH_ON,
+	REDFISH_OFF,
+	REDFISH_CYCLE,
+	REDFISH_RESET,
+	REDFISH_BOOT,
+	REDFISH_MEDIA_INSERT,
+	REDFISH_MEDIA_EJECT,
+	REDFISH_INVENTORY,
+};
+
+struct redfish_opts {
+	enum redfish_action	 action;
+	const char		*boot;		/* "Pxe" "Cd" "Hdd" */
+	int			 once;		/* Once, else Continuous */
+	int			 graceful;	/* Graceful{Shutdown,Restart} */
+	const char		*media_url;	/* REDFISH_MEDIA_INSERT */
+	int			 basic_auth;	/* never make a session */
+	long			 connect_timeout_ms;
+	long			 timeout_ms;	/* one request */
+	long			 wait_ms;	/* a task or a power state */
+	long			 poll_ms;	/* between polls */
+	int			 retries;	/* on connection failures */
+	size_t			 max_active;	/* in flight, all BMCs */
+};
+
+#define REDFISH_OPTS_INIT { REDFISH_STATUS, NULL, 0, 0, NULL, 0, 10000, \
+	60000, 300000, 1000, 2, 128 }
+
+/* What the BMC reports about its hardware; -1 / NAN: it did not say. */
+struct redfish_inv {
+	long		 cpus;		/* Processors of type CPU */
+	char		*cpu_model;	/* the first CPU's Model */
+	long		 cpu_cores;	/* TotalCores summed */
+	double		 mem_gib;	/* CapacityMiB summed, or summary */
+	long		 dimms;		/* modules with a capacity */
+	long		 gpus;		/* GPU processors, else PCIe */
+	long		 gpus_by_proc;
+	long		 gpus_by_pcie;	/* -1: no PCIe devices listed */
+	long		 pcie_devices;
+	struct strvec	 gpu_pci_ids;	/* "10de:2330" per PCIe GPU */
+	char		*gpu_model;	/* a GPU's Model or Name */
+	long		 psus;
+	double		 psu_watts_min, psu_watts_max;	/* PowerCapacityWatts */
+	char		*psu_source;	/* "PowerSubsystem" or "Power" */
+	struct strvec	 notes;		/* what could not be read, and why */
+	/* the system's ProcessorSummary and MemorySummary, as fallbacks */
+	long		 sum_cpus;
+	char		*sum_cpu_model;
+	double		 sum_mem_gib;
+};
+
+/* One BMC: the caller fills the first part; redfish_run() the rest. */
+struct redfish_bmc {
+	const char		*node;		/* borrowed, for messages */
+	const char		*address;	/* borrowed: host or IP */
+	long			 port;		/* 0: 443 */
+	const char		*user;		/* borrowed */
+	char			*password;	/* owned; wiped by release */
+	const char		*ca_file;	/* borrowed; NULL: system CAs */
+	int			 insecure;	/* TLS not verified */
+
+	int			 ok;
+	int			 skipped;	/* not run: err says why */
+	char			*detail;	/* "On", "Off (was On)" ... */
+	struct prov_err		 err;		/* why it failed */
+	char			*power;		/* PowerState last read */
+	char			*boot_target;	/* BootSourceOverrideTarget */
+	char			*boot_enabled;	/* BootSourceOverrideEnabled */
+	char			*media_slot;	/* path of the CD/DVD slot */
+	char			*media_image;	/* its Image */
+	char			*system;	/* @odata.id of the system */
+	const char		*auth;		/* "session" or "basic" */
+	struct redfish_inv	 inv;		/* REDFISH_INVENTORY */
+	long			 requests;	/* HTTP requests made */
+};
+
+void	redfish_bmc_init(struct redfish_bmc *);
+void	redfish_bmc_release(struct redfish_bmc *);
+void	redfish_inv_init(struct redfish_inv *);
+void	redfish_inv_release(struct redfish_inv *);
+
+/*
+ * The password of a plan's BMC: the environment variable `password_env`
+ * when it is set, else the first line of `password_file`.  *out is owned
+ * by the caller, who wipes it (freezero_str).  -1 with PROV_E_AUTH when
+ * neither gives a non-empty password.
+ */
+int	redfish_password_load(char **out, const struct plan_bmc *,
+	    struct prov_err *err);
+
+/*
+ * Run `o->action` on every BMC at once.  Each BMC's result is in its own
+ * struct; -1 only when the request loop itself failed.
+ */
+int	redfish_run(struct redfish_bmc *, size_t n, const struct redfish_opts *,
+	    struct prov_err *err);
+
+/* Name of an action: "status", "on", "media insert" ... */
+const char	*redfish_action_name(enum redfish_action);
+
+/* --- pure helpers (JSON documents read with yml.h) --- */
+
+/*
+ * A JSON text as a yml tree; -1 (PROV_E_PARSE) unless it is one object.
+ * The doc is initialised here and must be released by the caller either way.
+ */
+int		 redfish_parse(struct yml_doc *, const char *label,
+		    const char *text, size_t len, struct prov_err *err);
+/* The string at key `k`, NULL when absent, null or not a string (borrowed). */
+const char	*redfish_str(const struct yml_node *, const char *k);
+/* The number at key `k`, or NAN. */
+double		 redfish_num(const struct yml_node *, const char *k);
+/* The @odata.id of the link at key `k` ({"@odata.id": ...}), or NULL. */
+const char	*redfish_link(const struct yml_node *, const char *k);
+/* The first member's @odata.id of a collection, or NULL. */
+const char	*redfish_first_member(const struct yml_node *coll);
+/*
+ * The message of a Redfish error body: the first @Message.ExtendedInfo
+ * Message, else error.message, else NULL.  Borrowed from the doc.
+ */
+const char	*redfish_error_message(const struct yml_node *);
+/*
+ * Which ResetType to send for an action, given the allowed values (empty:
+ * anything) and the current PowerState; NULL with *why set when none of
+ * the allowed values fits.  "" means nothing to do (already there).
+ */
+const char	*redfish_reset_type(enum redfish_action, int graceful,
+		    const struct strvec *allowed, const char *power,
+		    const char **why);
+/* 1 when a VirtualMedia resource takes CDs or DVDs (MediaTypes). */
+int		 redfish_media_is_cd(const struct yml_node *);
+/* Add what one resource says to an inventory (any order, any count). */
+void		 redfish_inv_add_system(struct redfish_inv *,
+		    const struct yml_node *system);
+void		 redfish_inv_add_processor(struct redfish_inv *,
+		    const struct yml_node *);
+void		 redfish_inv_add_memory(struct redfish_inv *,
+		    const struct yml_node *);
+void		 redfish_inv_add_psu(struct redfish_inv *,
+		    const struct yml_node *, const char *source);
+/*
+ * A PCIe device with its functions (NULL-terminated, may be empty):
+ * counted as a GPU when a function is a display or 3D controller or a
+ * processing accelerator of a GPU vendor.
+ */
+void		 redfish_inv_add_pcie(struct redfish_inv *,
+		    const struct yml_node *device,
+		    const struct yml_node *const *functions);
+/* Settle the totals once every resource was added. */
+void		 redfish_inv_finish(struct redfish_inv *);
+/* One line: "2 CPUs, 96 GiB, 0 GPUs, 2 PSUs x 400 W". */
+void		 redfish_inv_summary(struct buf *, const struct redfish_inv *);
+void		 redfish_inv_to_json(struct buf *, const struct redfish_inv *);
+
+/* Drift of a BMC's inventory against the plan, like facts rows. */
+enum redfish_verdict {
+	REDFISH_OK = 0,
+	REDFISH_WARN,
+	REDFISH_FAIL,
+	REDFISH_SKIP,
+};
+
+struct redfish_row {
+	char			*what;		/* "cpu count", "memory" */
+	char			*expected;
+	char			*found;
+	enum redfish_verdict	 verdict;
+	char			*reason;	/* may be NULL */
+};
+
+struct redfish_rows {
+	struct redfish_row	*v;
+	size_t			 n, alloc;
+};
+
+#define REDFISH_ROWS_INIT { NULL, 0, 0 }
+
+/* Memory may read this far from the plan before it is drift. */
+#define REDFISH_MEM_SLACK	0.05
+
+/*
+ * Append rows for CPU model and count, memory total, GPU count (and model
+ * by catalog PCI ids when known), PSU count and watts.  What the plan
+ * does not say, or the BMC did not report, is a skip row with its reason.
+ */
+void		 redfish_compare(struct redfish_rows *,
+		    const struct plan_node *, const struct redfish_inv *,
+		    const struct catalog *);
+void		 redfish_rows_release(struct redfish_rows *);
+size_t		 redfish_rows_count(const struct redfish_rows *,
+		    enum redfish_verdict);
+const char	*redfish_verdict_name(enum redfish_verdict);
+void		 redfish_rows_to_json(struct buf *,
+		    const struct redfish_rows *);
+
+#endif
