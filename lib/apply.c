@@ -240,9 +240,13 @@ apply_log(struct apply_node *an, const char *fmt, ...)
 	fflush(an->log);
 }
 
-/* The lock: a directory on the node; its owner file says whose. */
+/*
+ * The lock: a directory on the node; its owner file says whose.  Named
+ * after the node ($3, a checked host name), so hosts that share one
+ * filesystem (containers, a test fleet) still lock apart.
+ */
 static const char apply_lock_sh[] =
-    "l=/var/lock/provision.lock\n"
+    "l=/var/lock/provision.$3.lock\n"
     "mkdir -p /var/lock\n"
     "if [ \"$1\" = force ]; then rm -rf \"$l\"; fi\n"
     "if mkdir \"$l\" 2>/dev/null; then\n"
@@ -252,12 +256,13 @@ static const char apply_lock_sh[] =
     "exit 75\n";
 
 static const char apply_unlock_sh[] =
-    "l=/var/lock/provision.lock\n"
+    "l=/var/lock/provision.$3.lock\n"
     "if grep -qF -- \"$2\" \"$l/owner\" 2>/dev/null; then rm -rf \"$l\"; fi\n"
     "exit 0\n";
 
 static char *
-apply_script_cmd(const char *script, const char *arg1, const char *arg2)
+apply_script_cmd(const char *script, const char *arg1, const char *arg2,
+    const char *node)
 {
 	struct buf	b = BUF_INIT;
 
@@ -267,6 +272,8 @@ apply_script_cmd(const char *script, const char *arg1, const char *arg2)
 	buf_add_shquote(&b, arg1);
 	buf_addch(&b, ' ');
 	buf_add_shquote(&b, arg2);
+	buf_addch(&b, ' ');
+	buf_add_shquote(&b, node);
 	return buf_detach(&b, NULL);
 }
 
@@ -386,14 +393,15 @@ apply_next(void *arg, size_t host)
 			return NULL;
 		an->wave_job = 0;
 		an->cmd = apply_script_cmd(apply_lock_sh, an->force_lock ?
-		    "force" : "take", c->owner);
+		    "force" : "take", c->owner, an->pn->name);
 		return apply_job_start(c, an, an->force_lock ? AJ_LOCK_FORCE :
 		    AJ_LOCK);
 	case AJ_UNLOCK:
 		if (!an->locked)
 			return NULL;
 		an->locked = 0;
-		an->cmd = apply_script_cmd(apply_unlock_sh, "release", c->owner);
+		an->cmd = apply_script_cmd(apply_unlock_sh, "release", c->owner,
+		    an->pn->name);
 		return apply_job_start(c, an, AJ_UNLOCK);
 	case AJ_FACTS:
 		if (!an->wave_job)
