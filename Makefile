@@ -39,7 +39,8 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	libcurl4-openssl-dev libarchive-dev libpci-dev libssl-dev check \
 	openssh-client openssh-server pciutils pci.ids shellcheck debootstrap \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
-	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh
+	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh \
+	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring
 
 .PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
 all: provision

@@ -16,6 +16,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_exec_entry,
 	&cmd_facts_entry,
 	&cmd_bmc_entry,
+	&cmd_pxe_entry,
+	&cmd_bundle_entry,
 	&cmd_help_entry,
 	NULL
 };

@@ -1,0 +1,282 @@
+/*
+ * bundle.c: `provision bundle PLAN -o FILE`: an offline install kit.
+ *
+ * Lists the packages the plan's steps install, lets apt resolve their
+ * dependencies for the plan's release, fetches every .deb into a cache
+ * (parallel, resumable, checked against the index), and packs them as a
+ * local apt repository with the rendered step scripts and a manifest
+ * into one tar + zstd archive (lib/bundle.c, docs/bundle.md).
+ * `--manifest-only` stops after resolving and prints the manifest;
+ * `--verify FILE` reads an archive back and checks every member.
+ * Exit 0 on success, 1 when something could not be fetched, packed or
+ * verified, 2 on bad usage or an unreadable plan.
+ */
+#include "compat.h"
+
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "bundle.h"
+#include "cmd.h"
+#include "pxe.h"
+
+struct bundle_cmd_opts {
+	const char	*out;
+	const char	*cache;
+	const char	*verify;
+	const char	*arch;
+	const char	*templates;
+	struct strvec	 sources;
+	struct strvec	 packages;
+	long		 jobs;
+	long		 retries;
+	long		 timeout;
+	int		 manifest_only;
+	int		 allow_missing;
+	int		 quiet;
+};
+
+static const struct opt_spec bundle_opts_spec[] = {
+	{ "output", 'o', OPT_STR, offsetof(struct bundle_cmd_opts, out), "FILE",
+	  "the archive to write (tar + zstd)" },
+	{ "cache", 0, OPT_STR, offsetof(struct bundle_cmd_opts, cache), "DIR",
+	  "download cache (default ~/.cache/provision/bundle)" },
+	{ "manifest-only", 0, OPT_BOOL,
+	  offsetof(struct bundle_cmd_opts, manifest_only), NULL,
+	  "resolve and print the manifest; fetch and pack nothing" },
+	{ "verify", 0, OPT_STR, offsetof(struct bundle_cmd_opts, verify),
+	  "FILE", "check an archive against its manifest (no PLAN)" },
+	{ "source", 0, OPT_LIST, offsetof(struct bundle_cmd_opts, sources),
+	  "LINE", "apt source 'deb [opts] URL SUITE COMP...' (repeatable; "
+	  "replaces the defaults)" },
+	{ "package", 0, OPT_LIST, offsetof(struct bundle_cmd_opts, packages),
+	  "NAME", "one more package (repeatable)" },
+	{ "allow-missing", 0, OPT_BOOL,
+	  offsetof(struct bundle_cmd_opts, allow_missing), NULL,
+	  "a package in no index is listed in the manifest, not an error" },
+	{ "arch", 0, OPT_STR, offsetof(struct bundle_cmd_opts, arch), "ARCH",
+	  "Debian architecture (default amd64)" },
+	{ "jobs", 'j', OPT_LONG, offsetof(struct bundle_cmd_opts, jobs), "N",
+	  "parallel downloads (default 8)" },
+	{ "retries", 0, OPT_LONG, offsetof(struct bundle_cmd_opts, retries),
+	  "N", "resume a broken download N times (default 3)" },
+	{ "timeout", 0, OPT_LONG, offsetof(struct bundle_cmd_opts, timeout),
+	  "SECONDS", "give up on a stalled download (default 60)" },
+	{ "templates", 0, OPT_STR, offsetof(struct bundle_cmd_opts, templates),
+	  "DIR", "step templates to render into scripts/" },
+	{ "quiet", 'q', OPT_BOOL, offsetof(struct bundle_cmd_opts, quiet), NULL,
+	  "print only problems and the summary" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static void
+cmd_bundle_init(void *optsp)
+{
+	struct bundle_cmd_opts	*o = optsp;
+
+	o->sources = (struct strvec)STRVEC_INIT;
+	o->packages = (struct strvec)STRVEC_INIT;
+	o->retries = -1;
+}
+
+static int cmd_bundle_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_bundle_entry = {
+	"bundle", NULL, "-o FILE [--cache DIR] [--manifest-only] PLAN | "
+	"--verify FILE",
+	"fetch every package the plan needs and pack an offline bundle",
+	bundle_opts_spec, sizeof(struct bundle_cmd_opts), cmd_bundle_init,
+	CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL, cmd_bundle_exec
+};
+
+struct cmd_bundle_progress {
+	struct cmd_ctx	*ctx;
+	int		 quiet;
+	size_t		 cached, fetched, failed;
+};
+
+static void
+cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
+    const char *msg)
+{
+	struct cmd_bundle_progress	*pr = arg;
+	FILE				*out = pr->ctx->out;
+
+	switch (ev) {
+	case BUNDLE_EV_CACHED:
+		pr->cached++;
+		if (!pr->quiet)
+			fprintf(out, "cached   %s %s\n", it->name, it->version);
+		break;
+	case BUNDLE_EV_FETCHED:
+		pr->fetched++;
+		if (!pr->quiet)
+			fprintf(out, "fetched  %s %s (%lld bytes)\n", it->name,
+			    it->version, (long long)it->size);
+		break;
+	case BUNDLE_EV_RETRY:
+		fprintf(out, "resuming %s %s: %s\n", it->name, it->version,
+		    msg != NULL ? msg : "");
+		break;
+	case BUNDLE_EV_FAILED:
+		pr->failed++;
+		fprintf(pr->ctx->err, "provision bundle: '%s': %s\n",
+		    it->filename, msg != NULL ? msg : "failed");
+		break;
+	}
+	fflush(out);
+}
+
+static int
+cmd_bundle_mkdirs(const char *path)
+{
+	char	*d = xstrdup(path), *p;
+	int	 r = 0;
+
+	for (p = d + 1; r == 0; p++) {
+		if (*p == '/' || *p == '\0') {
+			char	c = *p;
+
+			*p = '\0';
+			if (mkdir(d, 0755) != 0 && errno != EEXIST)
+				r = -1;
+			*p = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(d);
+	return r;
+}
+
+static int
+cmd_bundle_verify(struct cmd_ctx *ctx, const char *path)
+{
+	struct bundle_check	chk = BUNDLE_CHECK_INIT;
+	struct prov_err		err = PROV_ERR_INIT;
+	size_t			i;
+	int			r = PROV_EXIT_FAIL;
+
+	if (bundle_verify(&chk, path, &err) != 0) {
+		fprintf(ctx->err, "provision bundle: ");
+		prov_err_print(&err, ctx->err);
+		goto out;
+	}
+	for (i = 0; i < chk.problems.n; i++)
+		fprintf(ctx->out, "bad: %s\n", chk.problems.v[i]);
+	fprintf(ctx->out, "%s: %zu files, %zu packages: %s\n", path,
+	    chk.members, chk.artifacts, chk.problems.n == 0 ? "ok" :
+	    "does not match its manifest");
+	r = chk.problems.n == 0 ? 0 : PROV_EXIT_FAIL;
+out:
+	bundle_check_release(&chk);
+	prov_err_release(&err);
+	return r;
+}
+
+static int
+cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct bundle_cmd_opts		*o = optsp;
+	struct bundle			 b = BUNDLE_INIT;
+	struct bundle_opts		 bo = BUNDLE_OPTS_INIT;
+	struct cmd_bundle_progress	 pr;
+	struct prov_err			 err = PROV_ERR_INIT;
+	struct buf			 m = BUF_INIT;
+	char				*cache = NULL, *templates = NULL;
+	int64_t				 total = 0;
+	size_t				 i;
+	int				 r = PROV_EXIT_FAIL;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (o->verify != NULL) {
+		if (ctx->plan != NULL || o->out != NULL)
+			return cmd_usage_error(ctx, &cmd_bundle_entry,
+			    "--verify takes only the archive");
+		return cmd_bundle_verify(ctx, o->verify);
+	}
+	if (ctx->plan == NULL)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing plan "
+		    "file");
+	if (o->out == NULL && !o->manifest_only)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing -o FILE");
+	if (o->cache != NULL)
+		cache = xstrdup(o->cache);
+	else if (getenv("XDG_CACHE_HOME") != NULL &&
+	    *getenv("XDG_CACHE_HOME") != '\0')
+		cache = xasprintf("%s/provision/bundle",
+		    getenv("XDG_CACHE_HOME"));
+	else
+		cache = xasprintf("%s/.cache/provision/bundle",
+		    getenv("HOME") != NULL ? getenv("HOME") : "/tmp");
+	templates = o->templates != NULL ? xstrdup(o->templates) :
+	    pxe_templates_default();
+	bo.cache = cache;
+	bo.arch = o->arch;
+	bo.sources = &o->sources;
+	bo.packages = &o->packages;
+	bo.templates = templates;
+	bo.jobs = o->jobs;
+	bo.retries = o->retries;
+	bo.timeout_s = o->timeout;
+	bo.allow_missing = o->allow_missing;
+	memset(&pr, 0, sizeof pr);
+	pr.ctx = ctx;
+	pr.quiet = o->quiet;
+
+	if (bundle_plan(&b, ctx->plan, &bo, &err) != 0)
+		goto fail;
+	if (!o->quiet && !o->manifest_only)
+		fprintf(ctx->out, "resolving %zu packages for %s %s (%s)\n",
+		    b.wanted.n, b.distro, b.release, b.arch);
+	fflush(ctx->out);
+	if (bundle_resolve(&b, &bo, &err) != 0)
+		goto fail;
+	for (i = 0; i < b.missing.n; i++)
+		fprintf(ctx->err, "provision bundle: warning: '%s' is in no "
+		    "index: not bundled\n", b.missing.v[i]);
+	if (o->manifest_only) {
+		bundle_manifest(&m, &b, NULL, 0);
+		if (o->out != NULL) {
+			if (buf_write_file_atomic(o->out, m.buf, m.len,
+			    0644) != 0) {
+				prov_err_sys(&err, "cannot write '%s'", o->out);
+				goto fail;
+			}
+		} else
+			fwrite(m.buf, 1, m.len, ctx->out);
+		r = 0;
+		goto out;
+	}
+	for (i = 0; i < b.n; i++)
+		total += b.items[i].size;
+	if (!o->quiet)
+		fprintf(ctx->out, "%zu packages with their dependencies, %lld "
+		    "bytes\n", b.n, (long long)total);
+	if (cmd_bundle_mkdirs(cache) != 0) {
+		prov_err_sys(&err, "cannot create '%s'", cache);
+		goto fail;
+	}
+	if (bundle_fetch(&b, &bo, cmd_bundle_event, &pr, &err) != 0)
+		goto fail;
+	if (bundle_pack(&b, ctx->plan, o->out, &bo, &err) != 0)
+		goto fail;
+	fprintf(ctx->out, "%s: %zu packages (%zu fetched, %zu from the cache), "
+	    "%lld bytes\n", o->out, b.n, pr.fetched, pr.cached,
+	    (long long)total);
+	r = 0;
+	goto out;
+fail:
+	fprintf(ctx->err, "provision bundle: ");
+	prov_err_print(&err, ctx->err);
+	r = PROV_EXIT_FAIL;
+out:
+	bundle_release(&b);
+	prov_err_release(&err);
+	buf_release(&m);
+	free(cache);
+	free(templates);
+	return r;
+}

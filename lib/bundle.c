@@ -1,0 +1,1789 @@
+/*
+ * bundle.c: list, resolve, fetch and pack what a plan needs offline.
+ * See bundle.h and docs/bundle.md.
+ *
+ * Resolution is apt's own: apt-get and apt-cache run against a state
+ * directory made for this run (an empty dpkg status, the target
+ * release's sources, no host configuration), so the answer is the whole
+ * dependency closure of the plan's packages for that release, whatever
+ * the machine running provision has installed.  apt verifies the
+ * sources' signatures (signed-by keyrings) and the indexes' hashes; the
+ * SHA-256 of each .deb comes from those verified indexes.
+ *
+ * Downloads use the curl multi interface: up to `jobs` at once, each
+ * into CACHE/partial/FILE, resumed from its current length with a Range
+ * request after a cut (or restarted when the server ignores Range).  A
+ * finished file moves into CACHE/pool/ only when its size and SHA-256
+ * match the index; otherwise it is deleted and the run fails.
+ */
+#include "compat.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "arc.h"
+#include "buf.h"
+#include "bundle.h"
+#include "plan.h"
+#include "render.h"
+#include "str.h"
+#include "strmap.h"
+#include "strvec.h"
+#include "yml.h"
+
+#define BUNDLE_OUT_MAX		(256u << 20)	/* apt output we read */
+#define BUNDLE_SHOW_BATCH	200	/* apt-cache show args per run */
+
+extern char **environ;
+
+struct bundle_release_name {
+	const char	*distro, *release, *codename, *components;
+};
+
+static const struct bundle_release_name bundle_releases[] = {
+	{ "debian", "11", "bullseye", "main contrib non-free" },
+	{ "debian", "12", "bookworm",
+	  "main contrib non-free non-free-firmware" },
+	{ "debian", "13", "trixie", "main contrib non-free non-free-firmware" },
+	{ "ubuntu", "20.04", "focal", "main restricted universe multiverse" },
+	{ "ubuntu", "22.04", "jammy", "main restricted universe multiverse" },
+	{ "ubuntu", "24.04", "noble", "main restricted universe multiverse" },
+};
+
+#define BUNDLE_DEBIAN_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg"
+#define BUNDLE_UBUNTU_KEYRING "/usr/share/keyrings/ubuntu-archive-keyring.gpg"
+
+/* Packages by step; docs/bundle.md lists the same, templates must agree. */
+static const char *const bundle_base_pkgs[] = {
+	"ca-certificates", "curl", "chrony", NULL
+};
+static const char *const bundle_slurm_pkgs[] = {
+	"munge", "slurmctld", "slurmd", "slurm-client", NULL
+};
+static const char *const bundle_k8s_pkgs[] = {
+	"kubeadm", "kubelet", "kubectl", "cri-tools", NULL
+};
+
+/* Names and lists. */
+
+static int
+bundle_pkg_ok(const char *s)
+{
+	size_t	i;
+
+	if (s == NULL || strlen(s) < 2 || !((s[0] >= 'a' && s[0] <= 'z') ||
+	    (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (i = 1; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		    s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+int
+bundle_filename_ok(const char *s)
+{
+	if (s == NULL || *s == '\0' || *s == '.' || strlen(s) > 255)
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '+' ||
+		    *s == '~' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+char *
+bundle_unescape(const char *s)
+{
+	struct buf	b = BUF_INIT;
+	static const char hexd[] = "0123456789abcdef";
+
+	for (; *s != '\0'; s++) {
+		const char	*h, *l;
+
+		if (*s != '%') {
+			buf_addch(&b, *s);
+			continue;
+		}
+		if (s[1] == '\0' || s[2] == '\0' ||
+		    (h = strchr(hexd, s[1] | 0x20)) == NULL ||
+		    (l = strchr(hexd, s[2] | 0x20)) == NULL || s[1] == '\0') {
+			buf_release(&b);
+			return NULL;
+		}
+		buf_addch(&b, (int)((h - hexd) * 16 + (l - hexd)));
+		s += 2;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static void
+bundle_want(struct bundle *b, const char *name, const char *why)
+{
+	if (strvec_find(&b->wanted, name) >= 0)
+		return;
+	strvec_push(&b->wanted, name);
+	strvec_push(&b->why, why);
+}
+
+static void
+bundle_want_list(struct bundle *b, const char *const *names, const char *why)
+{
+	for (; *names != NULL; names++)
+		bundle_want(b, *names, why);
+}
+
+static int
+bundle_default_sources(struct bundle *b, const struct bundle_release_name *rn,
+    struct prov_err *err)
+{
+	int	deb = strcmp(b->distro, "debian") == 0;
+	const char *key = deb ? BUNDLE_DEBIAN_KEYRING : BUNDLE_UBUNTU_KEYRING;
+
+	if (access(key, R_OK) != 0)
+		return prov_err_setloc(err, PROV_E_USAGE, NULL, deb ?
+		    "apt-get install debian-archive-keyring, or give --source" :
+		    "apt-get install ubuntu-keyring, or give --source",
+		    "cannot read %s's archive keyring '%s'", b->distro, key);
+	if (deb) {
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://deb.debian.org/debian %s %s", key, rn->codename,
+		    rn->components);
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://deb.debian.org/debian %s-updates %s", key,
+		    rn->codename, rn->components);
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://deb.debian.org/debian-security %s-security %s", key,
+		    rn->codename, rn->components);
+	} else {
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://archive.ubuntu.com/ubuntu %s %s", key, rn->codename,
+		    rn->components);
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://archive.ubuntu.com/ubuntu %s-updates %s", key,
+		    rn->codename, rn->components);
+		strvec_pushf(&b->sources, "deb [signed-by=%s] "
+		    "http://security.ubuntu.com/ubuntu %s-security %s", key,
+		    rn->codename, rn->components);
+	}
+	return 0;
+}
+
+int
+bundle_plan(struct bundle *b, const struct plan *p,
+    const struct bundle_opts *o, struct prov_err *err)
+{
+	const struct plan_software		*sw = &p->sw;
+	const struct bundle_release_name	*rn = NULL;
+	size_t					 i;
+	int					 deb;
+
+	if (sw->os_distro == NULL || sw->os_release == NULL)
+		return prov_err_set(err, PROV_E_PLAN, "the plan has no "
+		    "software.os");
+	if (strcmp(sw->os_distro, "debian") != 0 &&
+	    strcmp(sw->os_distro, "ubuntu") != 0)
+		return prov_err_set(err, PROV_E_PLAN, "bundles hold .deb "
+		    "packages: '%s' is not Debian or Ubuntu", sw->os_distro);
+	deb = strcmp(sw->os_distro, "debian") == 0;
+	b->distro = xstrdup(sw->os_distro);
+	b->release = xstrdup(sw->os_release);
+	b->arch = xstrdup(o->arch != NULL ? o->arch : "amd64");
+	if (!str_is_safe_word(b->arch))
+		return prov_err_set(err, PROV_E_USAGE, "'%s' is not an "
+		    "architecture", b->arch);
+	b->cluster = xstrdup(p->cluster != NULL ? p->cluster : "");
+	for (i = 0; i < ARRAY_SIZE(bundle_releases); i++)
+		if (strcmp(bundle_releases[i].distro, b->distro) == 0 &&
+		    strcmp(bundle_releases[i].release, b->release) == 0)
+			rn = &bundle_releases[i];
+	b->codename = xstrdup(rn != NULL ? rn->codename : "");
+	if (o->sources != NULL && o->sources->n > 0) {
+		for (i = 0; i < o->sources->n; i++) {
+			const char	*s = o->sources->v[i];
+
+			if (!str_starts(s, "deb ") || strpbrk(s, "\n\r") != NULL)
+				return prov_err_set(err, PROV_E_USAGE, "--source "
+				    "'%s' is not one 'deb ...' line", s);
+			strvec_push(&b->sources, s);
+		}
+	} else if (rn == NULL)
+		return prov_err_setloc(err, PROV_E_USAGE, NULL, "give the "
+		    "repositories with --source", "no default repositories "
+		    "for %s %s", b->distro, b->release);
+	else if (bundle_default_sources(b, rn, err) != 0)
+		return -1;
+
+	bundle_want_list(b, bundle_base_pkgs, "base");
+	if (sw->orchestrator != NULL && strcmp(sw->orchestrator, "slurm") == 0)
+		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
+	if (sw->orchestrator != NULL &&
+	    strcmp(sw->orchestrator, "kubernetes") == 0) {
+		bundle_want_list(b, bundle_k8s_pkgs, "kubernetes");
+		strvec_pushf(&b->images, "kubeadm control-plane images for "
+		    "Kubernetes %s (kubeadm config images list)",
+		    sw->k8s_version != NULL ? sw->k8s_version : "");
+	}
+	if (sw->runtime != NULL) {
+		if (strcmp(sw->runtime, "containerd") == 0)
+			bundle_want(b, "containerd", "runtime");
+		else if (strcmp(sw->runtime, "docker") == 0)
+			bundle_want(b, "docker.io", "runtime");
+		else if (strcmp(sw->runtime, "apptainer") == 0)
+			bundle_want(b, "apptainer", "runtime");
+	}
+	if (sw->nvidia_toolkit && sw->runtime != NULL &&
+	    strcmp(sw->runtime, "none") != 0)
+		bundle_want(b, "nvidia-container-toolkit", "runtime");
+	if (sw->driver_branch != NULL) {
+		if (deb) {
+			bundle_want(b, "nvidia-driver", "driver");
+			bundle_want(b, "firmware-misc-nonfree", "driver");
+			bundle_want(b, "linux-headers-amd64", "driver");
+		} else {
+			char	*d = xasprintf("nvidia-driver-%s-server",
+				    sw->driver_branch);
+			char	*u = xasprintf("nvidia-utils-%s-server",
+				    sw->driver_branch);
+
+			bundle_want(b, d, "driver");
+			bundle_want(b, u, "driver");
+			free(d);
+			free(u);
+		}
+	}
+	if (sw->cuda != NULL) {
+		char	*c = xasprintf("cuda-toolkit-%s", sw->cuda), *q;
+
+		for (q = c; *q != '\0'; q++)
+			if (*q == '.')
+				*q = '-';
+		bundle_want(b, c, "driver");
+		free(c);
+	}
+	if (sw->node_exporter)
+		bundle_want(b, "prometheus-node-exporter", "monitoring");
+	if (sw->prometheus != NULL)
+		bundle_want(b, "prometheus", "monitoring");
+	if (sw->grafana != NULL)
+		bundle_want(b, "grafana", "monitoring");
+	if (sw->dcgm_exporter) {
+		bundle_want(b, "datacenter-gpu-manager", "monitoring");
+		strvec_push(&b->images, "nvcr.io/nvidia/k8s/dcgm-exporter");
+	}
+	for (i = 0; i < sw->extras.n; i++)
+		bundle_want(b, sw->extras.v[i], "extras");
+	for (i = 0; o->packages != NULL && i < o->packages->n; i++)
+		bundle_want(b, o->packages->v[i], "--package");
+	for (i = 0; i < b->wanted.n; i++)
+		if (!bundle_pkg_ok(b->wanted.v[i]))
+			return prov_err_set(err, PROV_E_USAGE, "'%s' is not a "
+			    "Debian package name", b->wanted.v[i]);
+	return 0;
+}
+
+/* Running apt. */
+
+/*
+ * Run argv with APT_CONFIG set, capturing stdout and stderr (each capped).
+ * Returns the exit status (0..255), or -1 with err when it could not run.
+ */
+static int
+bundle_run(struct buf *out, struct buf *errb, char *const *argv,
+    const char *aptconf, struct prov_err *err)
+{
+	struct strvec	 env = STRVEC_INIT;
+	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int		 status, r = -1;
+	size_t		 i;
+	pid_t		 pid;
+
+	for (i = 0; environ[i] != NULL; i++)
+		if (!str_starts(environ[i], "APT_CONFIG=") &&
+		    !str_starts(environ[i], "LC_ALL=") &&
+		    !str_starts(environ[i], "LANGUAGE="))
+			strvec_push(&env, environ[i]);
+	strvec_pushf(&env, "APT_CONFIG=%s", aptconf);
+	strvec_push(&env, "LC_ALL=C");
+	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
+		prov_err_sys(err, "pipe");
+		goto out;
+	}
+	if ((pid = fork()) < 0) {
+		prov_err_sys(err, "fork");
+		goto out;
+	}
+	if (pid == 0) {
+		int	devnull = open("/dev/null", O_RDONLY);
+
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvpe(argv[0], argv, env.v);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	out->max = errb->max = BUNDLE_OUT_MAX;
+	for (;;) {
+		struct pollfd	pfd[2];
+		char		blk[16384];
+		int		k, open_ = 0;
+
+		pfd[0].fd = po[0];
+		pfd[1].fd = pe[0];
+		pfd[0].events = pfd[1].events = POLLIN;
+		open_ = (po[0] >= 0) + (pe[0] >= 0);
+		if (open_ == 0)
+			break;
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+			prov_err_sys(err, "poll");
+			break;
+		}
+		for (k = 0; k < 2; k++) {
+			int		*fd = k == 0 ? &po[0] : &pe[0];
+			struct buf	*dst = k == 0 ? out : errb;
+			ssize_t		 n;
+
+			if (*fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP |
+			    POLLERR)))
+				continue;
+			n = read(*fd, blk, sizeof blk);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(*fd);
+				*fd = -1;
+				continue;
+			}
+			buf_add(dst, blk, (size_t)n);
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			prov_err_sys(err, "waitpid");
+			goto out;
+		}
+	r = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+out:
+	for (i = 0; i < 2; i++) {
+		if (po[i] >= 0)
+			close(po[i]);
+		if (pe[i] >= 0)
+			close(pe[i]);
+	}
+	strvec_clear(&env);
+	return r;
+}
+
+static int
+bundle_rm_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	(void)remove(path);
+	return 0;
+}
+
+static void
+bundle_rm_tree(const char *dir)
+{
+	(void)nftw(dir, bundle_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The apt state directory: config, sources, empty dpkg status. */
+static int
+bundle_apt_dir(char **conf_out, const char *dir, const struct bundle *b,
+    struct prov_err *err)
+{
+	static const char *const dirs[] = {
+		"state", "state/lists", "state/lists/partial", "cache",
+		"cache/archives", "cache/archives/partial", "etc",
+		"etc/apt.conf.d", "etc/sources.list.d", "etc/preferences.d",
+		"etc/trusted.gpg.d", "log", NULL
+	};
+	struct buf	 c = BUF_INIT;
+	char		*path = NULL;
+	size_t		 i;
+	int		 r = -1;
+
+	*conf_out = NULL;
+	for (i = 0; dirs[i] != NULL; i++) {
+		free(path);
+		path = xasprintf("%s/%s", dir, dirs[i]);
+		if (mkdir(path, 0700) != 0) {
+			prov_err_sys(err, "cannot create '%s'", path);
+			goto out;
+		}
+	}
+	free(path);
+	path = xasprintf("%s/state/status", dir);
+	if (buf_write_file_atomic(path, "", 0, 0600) != 0) {
+		prov_err_sys(err, "cannot write '%s'", path);
+		goto out;
+	}
+	for (i = 0; i < b->sources.n; i++)
+		buf_addf(&c, "%s\n", b->sources.v[i]);
+	free(path);
+	path = xasprintf("%s/etc/sources.list", dir);
+	if (buf_write_file_atomic(path, c.buf, c.len, 0600) != 0) {
+		prov_err_sys(err, "cannot write '%s'", path);
+		goto out;
+	}
+	buf_reset(&c);
+	buf_addf(&c, "Dir \"%s/\";\n"
+	    "Dir::State \"state/\";\n"
+	    "Dir::State::status \"state/status\";\n"
+	    "Dir::Cache \"cache/\";\n"
+	    "Dir::Etc \"etc/\";\n"
+	    "Dir::Etc::sourcelist \"sources.list\";\n"
+	    "Dir::Etc::sourceparts \"sources.list.d/\";\n"
+	    "Dir::Etc::parts \"apt.conf.d/\";\n"
+	    "Dir::Etc::preferences \"preferences\";\n"
+	    "Dir::Etc::preferencesparts \"preferences.d/\";\n"
+	    "Dir::Etc::trusted \"trusted.gpg\";\n"
+	    "Dir::Etc::trustedparts \"trusted.gpg.d/\";\n"
+	    "Dir::Log \"log/\";\n"
+	    "APT::Architecture \"%s\";\n"
+	    "APT::Architectures { \"%s\"; };\n"
+	    "APT::Install-Recommends \"false\";\n"
+	    "APT::Install-Suggests \"false\";\n"
+	    "APT::Sandbox::User \"root\";\n"
+	    "Debug::NoLocking \"true\";\n"
+	    "Acquire::Languages \"none\";\n"
+	    "Acquire::GzipIndexes \"false\";\n", dir, b->arch, b->arch);
+	free(path);
+	path = xasprintf("%s/apt.conf", dir);
+	if (buf_write_file_atomic(path, c.buf, c.len, 0600) != 0) {
+		prov_err_sys(err, "cannot write '%s'", path);
+		goto out;
+	}
+	*conf_out = path;
+	path = NULL;
+	r = 0;
+out:
+	free(path);
+	buf_release(&c);
+	return r;
+}
+
+/* apt's messages, trimmed to the lines that say what went wrong. */
+static char *
+bundle_apt_msg(const struct buf *e)
+{
+	struct strvec	 lines = STRVEC_INIT;
+	struct buf	 b = BUF_INIT;
+	size_t		 i, n = 0;
+
+	strvec_split(&lines, e->buf, '\n', 1);
+	for (i = 0; i < lines.n && n < 8; i++)
+		if (str_starts(lines.v[i], "E:") || str_starts(lines.v[i], "W:") ||
+		    strstr(lines.v[i], "Depends:") != NULL || lines.n <= 8 ||
+		    strstr(lines.v[i], "Failed to fetch") != NULL ||
+		    strstr(lines.v[i], "Could not") != NULL) {
+			buf_addf(&b, "%s%s", n ? "; " : "", lines.v[i]);
+			n++;
+		}
+	strvec_clear(&lines);
+	if (b.len == 0)
+		buf_adds(&b, "no message");
+	return buf_detach(&b, NULL);
+}
+
+static int
+bundle_item_cmp(const void *a, const void *b)
+{
+	const struct bundle_item	*x = a, *y = b;
+
+	return strcmp(x->filename, y->filename);
+}
+
+int
+bundle_resolve(struct bundle *b, const struct bundle_opts *o,
+    struct prov_err *err)
+{
+	struct strvec	 argv = STRVEC_INIT, have = STRVEC_INIT;
+	struct strmap	 names = STRMAP_INIT;
+	struct buf	 out = BUF_INIT, eb = BUF_INIT;
+	const char	*tmpdir = getenv("TMPDIR");
+	char		*dir = NULL, *conf = NULL, *msg;
+	size_t		 i, start;
+	int		 st, r = -1;
+
+	dir = xasprintf("%s/provision-apt.XXXXXX", tmpdir != NULL &&
+	    *tmpdir != '\0' ? tmpdir : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		prov_err_sys(err, "cannot create '%s'", dir);
+		free(dir);
+		dir = NULL;
+		goto out;
+	}
+	if (bundle_apt_dir(&conf, dir, b, err) != 0)
+		goto out;
+
+	strvec_push(&argv, "apt-get");
+	strvec_push(&argv, "update");
+	strvec_push(&argv, "-q");
+	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+		goto out;
+	/* apt 2.x only warns when a source cannot be read: fatal here. */
+	if (st != 0 || strstr(eb.buf, "\nE:") != NULL ||
+	    str_starts(eb.buf, "E:") || strstr(eb.buf, "Failed to fetch") ||
+	    strstr(eb.buf, "failed to download") != NULL) {
+		msg = bundle_apt_msg(&eb);
+		prov_err_set(err, PROV_E_HTTP, "cannot read the package "
+		    "indexes: %s", msg);
+		free(msg);
+		goto out;
+	}
+
+	/* Which wanted packages exist at all. */
+	strvec_clear(&argv);
+	buf_reset(&out);
+	buf_reset(&eb);
+	strvec_push(&argv, "apt-cache");
+	strvec_push(&argv, "pkgnames");
+	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+		goto out;
+	if (st != 0) {
+		msg = bundle_apt_msg(&eb);
+		prov_err_set(err, PROV_E_SYS, "apt-cache pkgnames failed: %s",
+		    msg);
+		free(msg);
+		goto out;
+	}
+	strvec_split(&have, out.buf, '\n', 1);
+	for (i = 0; i < have.n; i++)
+		strmap_put(&names, have.v[i], have.v[i]);
+	strvec_clear(&argv);
+	strvec_push(&argv, "apt-get");
+	strvec_push(&argv, "install");
+	strvec_push(&argv, "--print-uris");
+	strvec_push(&argv, "-qq");
+	strvec_push(&argv, "--no-install-recommends");
+	start = argv.n;
+	for (i = 0; i < b->wanted.n; i++) {
+		if (strmap_get(&names, b->wanted.v[i]) == NULL)
+			strvec_push(&b->missing, b->wanted.v[i]);
+		else
+			strvec_push(&argv, b->wanted.v[i]);
+	}
+	if (b->missing.n > 0 && !o->allow_missing) {
+		struct buf	l = BUF_INIT;
+
+		for (i = 0; i < b->missing.n; i++)
+			buf_addf(&l, "%s%s", i ? ", " : "", b->missing.v[i]);
+		prov_err_setloc(err, PROV_E_USAGE, NULL, "add their repository "
+		    "with --source 'deb [signed-by=KEYRING] URL SUITE "
+		    "COMPONENTS', or pass --allow-missing", "%zu package%s in no "
+		    "index: %s", b->missing.n, b->missing.n == 1 ? "" : "s",
+		    l.buf);
+		buf_release(&l);
+		goto out;
+	}
+	if (argv.n == start) {
+		prov_err_set(err, PROV_E_USAGE, "none of the plan's packages is "
+		    "in the indexes");
+		goto out;
+	}
+	buf_reset(&out);
+	buf_reset(&eb);
+	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+		goto out;
+	if (st != 0) {
+		msg = bundle_apt_msg(&eb);
+		prov_err_set(err, PROV_E_USAGE, "apt cannot install the plan's "
+		    "packages together: %s", msg);
+		free(msg);
+		goto out;
+	}
+	if (bundle_parse_uris(b, out.buf, err) != 0)
+		goto out;
+
+	/* The SHA-256 of every file, from the verified indexes. */
+	for (start = 0; start < b->n; start += BUNDLE_SHOW_BATCH) {
+		strvec_clear(&argv);
+		strvec_push(&argv, "apt-cache");
+		strvec_push(&argv, "show");
+		for (i = start; i < b->n && i < start + BUNDLE_SHOW_BATCH; i++)
+			strvec_pushf(&argv, "%s=%s", b->items[i].name,
+			    b->items[i].version);
+		buf_reset(&out);
+		buf_reset(&eb);
+		if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+			goto out;
+		if (st != 0) {
+			msg = bundle_apt_msg(&eb);
+			prov_err_set(err, PROV_E_SYS, "apt-cache show failed: "
+			    "%s", msg);
+			free(msg);
+			goto out;
+		}
+		if (bundle_parse_index(b, out.buf, err) != 0)
+			goto out;
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->items[i].sha256 == NULL) {
+			prov_err_set(err, PROV_E_PARSE, "the index has no "
+			    "SHA256 for '%s'", b->items[i].filename);
+			goto out;
+		}
+	qsort(b->items, b->n, sizeof *b->items, bundle_item_cmp);
+	r = 0;
+out:
+	if (dir != NULL)
+		bundle_rm_tree(dir);
+	free(dir);
+	free(conf);
+	strmap_clear(&names);
+	strvec_clear(&have);
+	strvec_clear(&argv);
+	buf_release(&out);
+	buf_release(&eb);
+	return r;
+}
+
+/* Parsers. */
+
+int
+bundle_parse_uris(struct bundle *b, const char *text, struct prov_err *err)
+{
+	const char	*line = text;
+
+	while (*line != '\0') {
+		const char		*eol = strchr(line, '\n');
+		size_t			 len = eol ? (size_t)(eol - line) :
+					    strlen(line);
+		char			*l = xstrndup(line, len), *q, *sp;
+		char			*url = NULL, *file = NULL, *base;
+		char			*us1, *us2;
+		struct bundle_item	*it;
+		unsigned long		 size;
+		int			 bad = 1;
+
+		line = eol != NULL ? eol + 1 : line + len;
+		if (len == 0 || l[0] != '\'') {
+			free(l);
+			continue;	/* not a URI line */
+		}
+		if ((q = strchr(l + 1, '\'')) == NULL || q[1] != ' ')
+			goto next;
+		*q = '\0';
+		url = xstrdup(l + 1);
+		/* FILE SIZE [HASH] */
+		if ((sp = strchr(q + 2, ' ')) == NULL)
+			goto next;
+		*sp = '\0';
+		file = bundle_unescape(q + 2);
+		q = sp + 1;
+		if ((sp = strchr(q, ' ')) != NULL)
+			*sp = '\0';
+		if (str_to_ulong(q, &size) != 0 || file == NULL)
+			goto next;
+		/* name_version_arch.deb */
+		if ((us1 = strchr(file, '_')) == NULL ||
+		    (us2 = strchr(us1 + 1, '_')) == NULL ||
+		    strlen(us2) < 5 || strcmp(us2 + strlen(us2) - 4, ".deb") != 0)
+			goto next;
+		ALLOC_GROW(b->items, b->n + 1, b->alloc);
+		it = &b->items[b->n++];
+		memset(it, 0, sizeof *it);
+		it->name = xstrndup(file, (size_t)(us1 - file));
+		it->version = xstrndup(us1 + 1, (size_t)(us2 - us1 - 1));
+		it->arch = xstrndup(us2 + 1, strlen(us2 + 1) - 4);
+		base = strrchr(url, '/');
+		it->filename = bundle_unescape(base != NULL ? base + 1 : url);
+		it->url = url;
+		url = NULL;
+		it->size = (int64_t)size;
+		if (it->filename == NULL || !bundle_filename_ok(it->filename)) {
+			prov_err_set(err, PROV_E_PARSE, "unusable file name in "
+			    "'%s'", it->url);
+			free(l);
+			free(file);
+			return -1;
+		}
+		if (!bundle_pkg_ok(it->name)) {
+			prov_err_set(err, PROV_E_PARSE, "unusable package name "
+			    "'%s'", it->name);
+			free(l);
+			free(file);
+			return -1;
+		}
+		bad = 0;
+next:
+		if (bad) {
+			prov_err_set(err, PROV_E_PARSE, "cannot read apt's URI "
+			    "line '%s'", l);
+			free(l);
+			free(url);
+			free(file);
+			return -1;
+		}
+		free(l);
+		free(file);
+	}
+	return 0;
+}
+
+char *
+bundle_field(const char *stanza, size_t len, const char *name)
+{
+	const char	*p = stanza, *end = stanza + len;
+	size_t		 nl = strlen(name);
+
+	while (p < end) {
+		const char	*eol = memchr(p, '\n', (size_t)(end - p));
+		const char	*le = eol != NULL ? eol : end;
+
+		if ((size_t)(le - p) > nl && strncasecmp(p, name, nl) == 0 &&
+		    p[nl] == ':') {
+			const char	*v = p + nl + 1;
+
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			while (le > v && (le[-1] == ' ' || le[-1] == '\r'))
+				le--;
+			return xstrndup(v, (size_t)(le - v));
+		}
+		p = le + 1;
+	}
+	return NULL;
+}
+
+int
+bundle_parse_index(struct bundle *b, const char *text, struct prov_err *err)
+{
+	struct strmap	 byfile = STRMAP_INIT;
+	const char	*p = text;
+	size_t		 i;
+	int		 r = -1;
+
+	for (i = 0; i < b->n; i++)
+		strmap_put(&byfile, b->items[i].filename, &b->items[i]);
+	while (*p != '\0') {
+		const char		*end = strstr(p, "\n\n");
+		size_t			 len = end ? (size_t)(end - p) + 1 :
+					    strlen(p);
+		char			*fn = bundle_field(p, len, "Filename");
+		char			*sha = bundle_field(p, len, "SHA256");
+		char			*size = bundle_field(p, len, "Size");
+		char			*base, *name;
+		struct bundle_item	*it = NULL;
+		unsigned long		 sz = 0;
+		int			 bad = 0;
+
+		if (fn != NULL) {
+			base = strrchr(fn, '/');
+			name = base != NULL ? base + 1 : fn;
+			it = strmap_get(&byfile, name);
+		}
+		if (it != NULL) {
+			if (sha == NULL || !arc_sha256_valid(sha)) {
+				/* Keep looking: another stanza may have it. */
+			} else if (size == NULL || str_to_ulong(size, &sz) != 0 ||
+			    (int64_t)sz != it->size) {
+				prov_err_set(err, PROV_E_PARSE, "the index says "
+				    "'%s' has %s bytes, apt said %lld",
+				    it->filename, size != NULL ? size : "no",
+				    (long long)it->size);
+				bad = 1;
+			} else if (it->sha256 != NULL &&
+			    strcasecmp(it->sha256, sha) != 0) {
+				prov_err_set(err, PROV_E_PARSE, "two indexes "
+				    "disagree on the SHA-256 of '%s'",
+				    it->filename);
+				bad = 1;
+			} else if (it->sha256 == NULL) {
+				char	*q;
+
+				for (q = sha; *q != '\0'; q++)
+					*q = (char)(*q >= 'A' && *q <= 'F' ?
+					    *q + 32 : *q);
+				it->sha256 = sha;
+				sha = NULL;
+				if ((q = bundle_field(p, len, "Package")) != NULL) {
+					free(it->name);
+					it->name = q;
+				}
+				if ((q = bundle_field(p, len, "Version")) != NULL) {
+					free(it->version);
+					it->version = q;
+				}
+				if ((q = bundle_field(p, len,
+				    "Architecture")) != NULL) {
+					free(it->arch);
+					it->arch = q;
+				}
+			}
+		}
+		free(fn);
+		free(sha);
+		free(size);
+		if (bad)
+			goto out;
+		if (end == NULL)
+			break;
+		p = end + 2;
+	}
+	r = 0;
+out:
+	strmap_clear(&byfile);
+	return r;
+}
+
+/* Fetching. */
+
+struct bundle_xfer {
+	struct bundle_item	*it;
+	CURL			*h;
+	int			 fd;
+	char			*part;
+	int64_t			 resume;	/* offset asked for */
+	int64_t			 written;
+	int			 first;
+	int			 too_big;
+	int			 io_err;
+	int			 no_range;	/* the server ignores Range */
+	long			 tries;
+	char			 errbuf[CURL_ERROR_SIZE];
+};
+
+static size_t
+bundle_write_cb(char *p, size_t sz, size_t nm, void *arg)
+{
+	struct bundle_xfer	*x = arg;
+	size_t			 n = sz * nm, done = 0;
+
+	if (!x->first) {
+		long	code = 0;
+
+		x->first = 1;
+		(void)curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+		if (x->resume > 0 && code == 200) {
+			/* The server ignored Range: start over. */
+			if (ftruncate(x->fd, 0) != 0 ||
+			    lseek(x->fd, 0, SEEK_SET) != 0) {
+				x->io_err = errno;
+				return 0;
+			}
+			x->resume = 0;
+		}
+	}
+	if (x->resume + x->written + (int64_t)n > x->it->size) {
+		x->too_big = 1;
+		return 0;
+	}
+	while (done < n) {
+		ssize_t	w = write(x->fd, p + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			x->io_err = errno;
+			return 0;
+		}
+		done += (size_t)w;
+	}
+	x->written += (int64_t)n;
+	return n;
+}
+
+static char *
+bundle_pool_path(const struct bundle_opts *o, const char *sub,
+    const char *file)
+{
+	return xasprintf("%s/%s/%s", o->cache, sub, file);
+}
+
+/* Is the cached copy good?  1 yes, 0 no (removed if present and bad). */
+static int
+bundle_cached(const struct bundle_opts *o, const struct bundle_item *it)
+{
+	char		*path = bundle_pool_path(o, "pool", it->filename);
+	char		 hex[ARC_SHA256_HEX];
+	int64_t		 size;
+	struct prov_err	 e = PROV_ERR_INIT;
+	int		 ok = 0;
+
+	if (access(path, F_OK) == 0) {
+		if (arc_sha256_file(hex, &size, path, &e) == 0 &&
+		    size == it->size && strcmp(hex, it->sha256) == 0)
+			ok = 1;
+		else
+			(void)unlink(path);
+	}
+	prov_err_release(&e);
+	free(path);
+	return ok;
+}
+
+/*
+ * Check a finished partial file and move it into the pool.  0: done;
+ * -1: it is wrong (deleted), *why says how.
+ */
+static int
+bundle_settle(const struct bundle_opts *o, const struct bundle_item *it,
+    const char *part, char **why)
+{
+	char		*pool = bundle_pool_path(o, "pool", it->filename);
+	char		 hex[ARC_SHA256_HEX];
+	int64_t		 size = -1;
+	struct prov_err	 e = PROV_ERR_INIT;
+	int		 r = -1;
+
+	if (arc_sha256_file(hex, &size, part, &e) != 0) {
+		*why = xstrdup(e.msg);
+		goto out;
+	}
+	if (size != it->size) {
+		*why = xasprintf("%lld bytes, the index says %lld: deleted, "
+		    "not packed", (long long)size, (long long)it->size);
+		(void)unlink(part);
+		goto out;
+	}
+	if (strcmp(hex, it->sha256) != 0) {
+		*why = xasprintf("checksum mismatch: SHA-256 %s, the index "
+		    "says %s: deleted, not packed", hex, it->sha256);
+		(void)unlink(part);
+		goto out;
+	}
+	if (rename(part, pool) != 0) {
+		*why = xasprintf("cannot move into the cache: %s",
+		    strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	prov_err_release(&e);
+	free(pool);
+	return r;
+}
+
+static void
+bundle_xfer_free(struct bundle_xfer *x)
+{
+	if (x == NULL)
+		return;
+	if (x->h != NULL)
+		curl_easy_cleanup(x->h);
+	if (x->fd >= 0)
+		close(x->fd);
+	free(x->part);
+	free(x);
+}
+
+/*
+ * Start (or resume) a transfer.  0: started; 1: nothing to fetch, the
+ * partial file is already whole (settle it); -1: *why.
+ */
+static int
+bundle_xfer_start(CURLM *m, struct bundle_xfer *x,
+    const struct bundle_opts *o, char **why)
+{
+	struct stat	 st;
+	char		*url = NULL;
+
+	x->first = x->too_big = x->io_err = 0;
+	x->written = 0;
+	x->errbuf[0] = '\0';
+	if (x->fd < 0 && (x->fd = open(x->part, O_RDWR | O_CREAT | O_CLOEXEC,
+	    0644)) < 0) {
+		*why = xasprintf("cannot open '%s': %s", x->part,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(x->fd, &st) != 0) {
+		*why = xasprintf("cannot stat '%s': %s", x->part,
+		    strerror(errno));
+		return -1;
+	}
+	if ((int64_t)st.st_size > x->it->size ||
+	    (x->no_range && st.st_size > 0)) {
+		if (ftruncate(x->fd, 0) != 0) {
+			*why = xasprintf("cannot truncate '%s'", x->part);
+			return -1;
+		}
+		st.st_size = 0;
+	}
+	if ((int64_t)st.st_size == x->it->size && x->it->size > 0)
+		return 1;
+	if (lseek(x->fd, st.st_size, SEEK_SET) < 0) {
+		*why = xasprintf("cannot seek '%s'", x->part);
+		return -1;
+	}
+	x->resume = (int64_t)st.st_size;
+	/* apt writes local repositories as file:/path. */
+	if (str_starts(x->it->url, "file:/") &&
+	    !str_starts(x->it->url, "file://"))
+		url = xasprintf("file://%s", x->it->url + 5);
+	else
+		url = xstrdup(x->it->url);
+	if (x->h == NULL && (x->h = curl_easy_init()) == NULL) {
+		free(url);
+		*why = xstrdup("cannot start libcurl");
+		return -1;
+	}
+	curl_easy_reset(x->h);
+	curl_easy_setopt(x->h, CURLOPT_URL, url);
+	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https,ftp,file");
+	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https,ftp");
+	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(x->h, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_TIME,
+	    o->timeout_s > 0 ? o->timeout_s : 60L);
+	curl_easy_setopt(x->h, CURLOPT_USERAGENT, "provision-bundle");
+	curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, bundle_write_cb);
+	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+	if (x->resume > 0)
+		curl_easy_setopt(x->h, CURLOPT_RESUME_FROM_LARGE,
+		    (curl_off_t)x->resume);
+	free(url);
+	if (curl_multi_add_handle(m, x->h) != CURLM_OK) {
+		*why = xstrdup("cannot start the transfer");
+		return -1;
+	}
+	return 0;
+}
+
+int
+bundle_fetch(struct bundle *b, const struct bundle_opts *o,
+    bundle_event_fn fn, void *arg, struct prov_err *err)
+{
+	struct bundle_xfer	**queue = NULL, **pend = NULL;
+	CURLM			 *m = NULL;
+	char			 *dir = NULL, *why = NULL;
+	size_t			  nq = 0, ph = 0, np, failed = 0, i;
+	long			  jobs = o->jobs > 0 ? o->jobs : 8;
+	long			  retries = o->retries >= 0 ? o->retries : 3;
+	int			  active = 0, r = -1, global = 0;
+
+	if (o->cache == NULL)
+		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
+	for (i = 0; i < 3; i++) {
+		static const char *const sub[] = { "", "/pool", "/partial" };
+
+		free(dir);
+		dir = xasprintf("%s%s", o->cache, sub[i]);
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			prov_err_sys(err, "cannot create '%s'", dir);
+			goto out;
+		}
+	}
+	queue = xcalloc(b->n + 1, sizeof *queue);
+	for (i = 0; i < b->n; i++) {
+		struct bundle_xfer	*x;
+
+		if (bundle_cached(o, &b->items[i])) {
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_CACHED, &b->items[i], NULL);
+			continue;
+		}
+		x = xcalloc(1, sizeof *x);
+		x->it = &b->items[i];
+		x->fd = -1;
+		x->part = bundle_pool_path(o, "partial", x->it->filename);
+		queue[nq++] = x;
+	}
+	if (nq == 0) {
+		r = 0;
+		goto out;
+	}
+	/* A ring of transfers waiting for a slot: new ones, then retries. */
+	pend = xcalloc(nq, sizeof *pend);
+	for (i = 0; i < nq; i++)
+		pend[i] = queue[i];
+	np = nq;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		prov_err_set(err, PROV_E_HTTP, "cannot start libcurl");
+		goto out;
+	}
+	global = 1;
+	if ((m = curl_multi_init()) == NULL) {
+		prov_err_set(err, PROV_E_HTTP, "cannot start libcurl");
+		goto out;
+	}
+	for (;;) {
+		CURLMsg	*msg;
+		int	 running, left;
+
+		/* Fill the free slots from the queue. */
+		while (active < jobs && np > 0) {
+			struct bundle_xfer	*x = pend[ph];
+			int			 st;
+
+			ph = (ph + 1) % nq;
+			np--;
+			st = bundle_xfer_start(m, x, o, &why);
+			if (st == 0) {
+				active++;
+				continue;
+			}
+			if (st == 1) {
+				close(x->fd);
+				x->fd = -1;
+				if (bundle_settle(o, x->it, x->part, &why) == 0) {
+					if (fn != NULL)
+						fn(arg, BUNDLE_EV_FETCHED,
+						    x->it, NULL);
+					continue;
+				}
+			}
+			failed++;
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_FAILED, x->it, why);
+			free(why);
+			why = NULL;
+		}
+		if (active == 0)
+			break;
+		if (curl_multi_perform(m, &running) != CURLM_OK) {
+			prov_err_set(err, PROV_E_HTTP, "libcurl multi failed");
+			goto out;
+		}
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct bundle_xfer	*x = NULL;
+			CURLcode		 rc = msg->data.result;
+			long			 code = 0;
+			int			 retry = 0;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&x);
+			curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+			curl_multi_remove_handle(m, x->h);
+			active--;
+			if (rc == CURLE_OK) {
+				close(x->fd);
+				x->fd = -1;
+				if (bundle_settle(o, x->it, x->part, &why) == 0) {
+					if (fn != NULL)
+						fn(arg, BUNDLE_EV_FETCHED,
+						    x->it, NULL);
+					continue;
+				}
+			} else if (x->too_big) {
+				(void)unlink(x->part);
+				why = xasprintf("larger than the %lld bytes the "
+				    "index says: deleted, not packed",
+				    (long long)x->it->size);
+			} else if (x->io_err != 0) {
+				why = xasprintf("cannot write '%s': %s",
+				    x->part, strerror(x->io_err));
+			} else {
+				if (code == 416) {
+					/* Our partial file is not a prefix. */
+					(void)ftruncate(x->fd, 0);
+				}
+				if (rc == CURLE_RANGE_ERROR) {
+					/* From now on, whole files only. */
+					x->no_range = 1;
+					if (x->tries == retries)
+						x->tries--;
+				}
+				if (rc == CURLE_RANGE_ERROR)
+					why = xstrdup("the server ignores Range: "
+					    "downloading the whole file again");
+				else
+					why = xstrdup(x->errbuf[0] ?
+					    x->errbuf : curl_easy_strerror(rc));
+				retry = rc != CURLE_HTTP_RETURNED_ERROR ||
+				    code >= 500 || code == 416 || code == 408 ||
+				    code == 429;
+			}
+			if (retry && x->tries < retries) {
+				x->tries++;
+				if (fn != NULL)
+					fn(arg, BUNDLE_EV_RETRY, x->it, why);
+				free(why);
+				why = NULL;
+				/* Back on the queue, resumed from its length. */
+				pend[(ph + np++) % nq] = x;
+				continue;
+			}
+			failed++;
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_FAILED, x->it, why);
+			free(why);
+			why = NULL;
+		}
+		if (active > 0 && curl_multi_poll(m, NULL, 0, 1000,
+		    NULL) != CURLM_OK) {
+			prov_err_set(err, PROV_E_HTTP, "libcurl multi failed");
+			goto out;
+		}
+	}
+	if (failed > 0) {
+		prov_err_set(err, PROV_E_HTTP, "%zu of %zu downloads failed",
+		    failed, b->n);
+		goto out;
+	}
+	r = 0;
+out:
+	for (i = 0; i < nq; i++) {
+		if (m != NULL && queue[i]->h != NULL)
+			curl_multi_remove_handle(m, queue[i]->h);
+		bundle_xfer_free(queue[i]);
+	}
+	if (m != NULL)
+		curl_multi_cleanup(m);
+	if (global)
+		curl_global_cleanup();
+	free(queue);
+	free(pend);
+	free(why);
+	free(dir);
+	return r;
+}
+
+/* Packing. */
+
+static void
+bundle_json_kv(struct buf *b, const char *k, const char *v, int comma)
+{
+	buf_addf(b, "%s\"%s\": ", comma ? ", " : "", k);
+	if (v != NULL)
+		buf_add_json(b, v);
+	else
+		buf_adds(b, "null");
+}
+
+static void
+bundle_json_list(struct buf *b, const char *k, const struct strvec *v)
+{
+	size_t	i;
+
+	buf_addf(b, "  \"%s\": [", k);
+	for (i = 0; i < v->n; i++) {
+		buf_adds(b, i ? ", " : "");
+		buf_add_json(b, v->v[i]);
+	}
+	buf_adds(b, "],\n");
+}
+
+void
+bundle_manifest(struct buf *b, const struct bundle *bu,
+    const struct bundle_file *files, size_t nfiles)
+{
+	size_t	i;
+
+	buf_adds(b, "{\n  \"format\": \"provision-bundle/1\",\n  ");
+	bundle_json_kv(b, "cluster", bu->cluster, 0);
+	buf_adds(b, ",\n  \"os\": {");
+	bundle_json_kv(b, "distro", bu->distro, 0);
+	bundle_json_kv(b, "release", bu->release, 1);
+	bundle_json_kv(b, "codename", bu->codename, 1);
+	bundle_json_kv(b, "arch", bu->arch, 1);
+	buf_adds(b, "},\n  \"apt_source\": \"deb [trusted=yes] "
+	    "file:BUNDLE/repo ./\",\n");
+	bundle_json_list(b, "sources", &bu->sources);
+	buf_adds(b, "  \"requested\": [");
+	for (i = 0; i < bu->wanted.n; i++) {
+		buf_adds(b, i ? ",\n    {" : "\n    {");
+		bundle_json_kv(b, "name", bu->wanted.v[i], 0);
+		bundle_json_kv(b, "step", bu->why.v[i], 1);
+		buf_adds(b, "}");
+	}
+	buf_adds(b, "],\n");
+	bundle_json_list(b, "missing", &bu->missing);
+	bundle_json_list(b, "images_not_fetched", &bu->images);
+	buf_adds(b, "  \"artifacts\": [");
+	for (i = 0; i < bu->n; i++) {
+		const struct bundle_item	*it = &bu->items[i];
+		char				*path = xasprintf("repo/%s",
+						    it->filename);
+
+		buf_adds(b, i ? ",\n    {" : "\n    {");
+		bundle_json_kv(b, "name", it->name, 0);
+		bundle_json_kv(b, "version", it->version, 1);
+		bundle_json_kv(b, "arch", it->arch, 1);
+		bundle_json_kv(b, "kind", "deb", 1);
+		bundle_json_kv(b, "path", path, 1);
+		bundle_json_kv(b, "sha256", it->sha256, 1);
+		buf_addf(b, ", \"size\": %lld", (long long)it->size);
+		bundle_json_kv(b, "url", it->url, 1);
+		buf_adds(b, "}");
+		free(path);
+	}
+	buf_adds(b, "],\n  \"files\": [");
+	for (i = 0; files != NULL && i < nfiles; i++) {
+		buf_adds(b, i ? ",\n    {" : "\n    {");
+		bundle_json_kv(b, "path", files[i].path, 0);
+		bundle_json_kv(b, "sha256", files[i].sha256, 1);
+		buf_addf(b, ", \"size\": %lld}", (long long)files[i].size);
+	}
+	buf_adds(b, "]\n}\n");
+}
+
+struct bundle_packer {
+	struct arc_writer	*w;
+	struct bundle_file	*files;
+	size_t			 n, alloc;
+};
+
+static int
+bundle_pack_buf(struct bundle_packer *pk, const char *path,
+    const struct buf *data, int mode, struct prov_err *err)
+{
+	struct bundle_file	*f;
+
+	if (arc_writer_add_buf(pk->w, path, data->buf, data->len, mode,
+	    err) != 0)
+		return -1;
+	ALLOC_GROW(pk->files, pk->n + 1, pk->alloc);
+	f = &pk->files[pk->n++];
+	f->path = xstrdup(path);
+	f->size = (int64_t)data->len;
+	return arc_sha256_buf(f->sha256, data->buf, data->len, err);
+}
+
+static int
+bundle_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Step templates: templates/STEP.sh but lib.sh, sorted; none without lib.sh. */
+static int
+bundle_steps(struct strvec *out, const char *dir, struct prov_err *err)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*lib = xasprintf("%s/lib.sh", dir);
+	int		 has_lib = access(lib, R_OK) == 0;
+
+	free(lib);
+	if (!has_lib)
+		return 0;
+	if ((d = opendir(dir)) == NULL)
+		return prov_err_sys(err, "cannot read '%s'", dir);
+	while ((de = readdir(d)) != NULL) {
+		size_t	n = strlen(de->d_name);
+		char	*name;
+
+		if (n < 4 || strcmp(de->d_name + n - 3, ".sh") != 0)
+			continue;
+		name = xstrndup(de->d_name, n - 3);
+		if (strcmp(name, "lib") != 0 && str_is_safe_word(name))
+			strvec_push_nodup(out, name);
+		else
+			free(name);
+	}
+	closedir(d);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, bundle_str_cmp);
+	return 0;
+}
+
+int
+bundle_pack(const struct bundle *b, const struct plan *p, const char *out,
+    const struct bundle_opts *o, struct prov_err *err)
+{
+	struct bundle_packer	 pk;
+	struct buf		 idx = BUF_INIT, ctl = BUF_INIT, tmp = BUF_INIT;
+	struct strvec		 steps = STRVEC_INIT;
+	char			 hex[ARC_SHA256_HEX], date[64];
+	size_t			 i, k;
+	time_t			 now = time(NULL);
+	int			 r = -1;
+
+	memset(&pk, 0, sizeof pk);
+	if (o->cache == NULL)
+		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
+	if (arc_writer_open(&pk.w, out, err) != 0)
+		return -1;
+	/* The debs, each checked again as it goes in, and their index. */
+	for (i = 0; i < b->n; i++) {
+		const struct bundle_item	*it = &b->items[i];
+		char				*src = bundle_pool_path(o,
+						    "pool", it->filename);
+		char				*dst = xasprintf("repo/%s",
+						    it->filename);
+		int				 rr;
+
+		buf_reset(&ctl);
+		rr = arc_deb_control(&ctl, src, err);
+		if (rr == 0)
+			rr = arc_writer_add_file(pk.w, dst, src, it->sha256,
+			    NULL, NULL, err);
+		free(src);
+		free(dst);
+		if (rr != 0)
+			goto out;
+		while (ctl.len > 0 && (ctl.buf[ctl.len - 1] == '\n' ||
+		    ctl.buf[ctl.len - 1] == '\r'))
+			buf_setlen(&ctl, ctl.len - 1);
+		buf_addf(&idx, "%s\nFilename: ./%s\nSize: %lld\nSHA256: %s\n\n",
+		    ctl.buf, it->filename, (long long)it->size, it->sha256);
+	}
+	if (bundle_pack_buf(&pk, "repo/Packages", &idx, 0644, err) != 0 ||
+	    arc_sha256_buf(hex, idx.buf, idx.len, err) != 0)
+		goto out;
+	strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S UTC", gmtime(&now));
+	buf_addf(&tmp, "Origin: provision\nLabel: provision bundle\n"
+	    "Suite: bundle\nCodename: bundle\nDate: %s\n"
+	    "Architectures: %s all\nDescription: packages for cluster %s "
+	    "(%s %s)\nSHA256:\n %s %zu Packages\n", date, b->arch, b->cluster,
+	    b->distro, b->release, hex, idx.len);
+	if (bundle_pack_buf(&pk, "repo/Release", &tmp, 0644, err) != 0)
+		goto out;
+
+	/* The rendered step scripts, when there are templates. */
+	if (o->templates != NULL && p != NULL) {
+		struct render_in	in;
+
+		memset(&in, 0, sizeof in);
+		in.plan = p;
+		in.templates = o->templates;
+		if (bundle_steps(&steps, o->templates, err) != 0)
+			goto out;
+		for (i = 0; i < p->nnodes; i++)
+			for (k = 0; k < steps.n; k++) {
+				char	*path = xasprintf("scripts/%s/%s.sh",
+					    p->nodes[i].name, steps.v[k]);
+				int	 rr;
+
+				buf_reset(&tmp);
+				rr = render_step(&tmp, &in, i, steps.v[k], err);
+				if (rr == 0)
+					rr = bundle_pack_buf(&pk, path, &tmp,
+					    0755, err);
+				free(path);
+				if (rr != 0)
+					goto out;
+			}
+	}
+	buf_reset(&tmp);
+	buf_addf(&tmp, "provision bundle for cluster %s (%s %s, %s)\n\n"
+	    "  mkdir -p /opt/provision-bundle\n"
+	    "  tar --zstd -xf BUNDLE.tar.zst -C /opt/provision-bundle\n"
+	    "  echo 'deb [trusted=yes] file:/opt/provision-bundle/repo ./' \\\n"
+	    "      > /etc/apt/sources.list.d/provision-bundle.list\n"
+	    "  apt-get update && apt-get install PACKAGE...\n\n"
+	    "manifest.json lists every file with its SHA-256; check with\n"
+	    "`provision bundle --verify BUNDLE.tar.zst`.  %zu step script%s "
+	    "under scripts/NODE/.\n", b->cluster, b->distro, b->release, b->arch,
+	    steps.n * (p != NULL ? p->nnodes : 0),
+	    steps.n * (p != NULL ? p->nnodes : 0) == 1 ? "" : "s");
+	if (bundle_pack_buf(&pk, "README", &tmp, 0644, err) != 0)
+		goto out;
+	buf_reset(&tmp);
+	bundle_manifest(&tmp, b, pk.files, pk.n);
+	if (arc_writer_add_buf(pk.w, "manifest.json", tmp.buf, tmp.len, 0644,
+	    err) != 0)
+		goto out;
+	if (arc_writer_commit(pk.w, err) != 0)
+		goto out;
+	r = 0;
+out:
+	arc_writer_free(pk.w);
+	for (i = 0; i < pk.n; i++)
+		free(pk.files[i].path);
+	free(pk.files);
+	strvec_clear(&steps);
+	buf_release(&idx);
+	buf_release(&ctl);
+	buf_release(&tmp);
+	return r;
+}
+
+/* Verifying. */
+
+struct bundle_seen {
+	char	*name;
+	char	 sha256[ARC_SHA256_HEX];
+	int64_t	 size;
+	int	 expected;
+};
+
+struct bundle_vctx {
+	struct bundle_seen	*v;
+	size_t			 n, alloc;
+	struct strmap		 map;		/* name -> index + 1 */
+	struct buf		 manifest, packages;
+	int			 have_manifest, have_packages;
+	struct bundle_check	*chk;
+};
+
+static int
+bundle_verify_member(void *arg, const struct arc_member *m,
+    struct prov_err *err)
+{
+	struct bundle_vctx	*v = arg;
+	struct bundle_seen	*s;
+
+	(void)err;
+	if (m->type == 'd')
+		return 0;
+	if (m->type != 'f') {
+		strvec_pushf(&v->chk->problems, "'%s' is a link or special "
+		    "file, not a regular file", m->name);
+		return 0;
+	}
+	v->chk->members++;
+	if (strcmp(m->name, "manifest.json") == 0 && m->data != NULL) {
+		buf_reset(&v->manifest);
+		buf_add(&v->manifest, m->data, m->len);
+		v->have_manifest = 1;
+	}
+	if (strcmp(m->name, "repo/Packages") == 0 && m->data != NULL) {
+		buf_reset(&v->packages);
+		buf_add(&v->packages, m->data, m->len);
+		v->have_packages = 1;
+	}
+	ALLOC_GROW(v->v, v->n + 1, v->alloc);
+	s = &v->v[v->n];
+	memset(s, 0, sizeof *s);
+	s->name = xstrdup(m->name);
+	memcpy(s->sha256, m->sha256, ARC_SHA256_HEX);
+	s->size = m->size;
+	if (strmap_add(&v->map, s->name, (void *)(uintptr_t)(v->n + 1)) !=
+	    NULL) {
+		strvec_pushf(&v->chk->problems, "'%s' is in the archive twice",
+		    m->name);
+		free(s->name);
+		return 0;
+	}
+	v->n++;
+	return 0;
+}
+
+static struct bundle_seen *
+bundle_seen_get(struct bundle_vctx *v, const char *name)
+{
+	uintptr_t	i = (uintptr_t)strmap_get(&v->map, name);
+
+	return i == 0 ? NULL : &v->v[i - 1];
+}
+
+static const char *
+bundle_yml_str(const struct yml_node *map, const char *k)
+{
+	const struct yml_node	*n = map != NULL && map->kind == YML_MAP ?
+				    yml_map_get(map, k) : NULL;
+
+	return n != NULL && n->kind == YML_SCALAR ? n->u.s : NULL;
+}
+
+/* Check the manifest's entries in `list` against the members. */
+static void
+bundle_verify_list(struct bundle_vctx *v, const struct yml_node *root,
+    const char *list, size_t *count)
+{
+	const struct yml_node	*seq = yml_map_get(root, list);
+	unsigned		 i;
+
+	if (seq == NULL || seq->kind != YML_SEQ) {
+		strvec_pushf(&v->chk->problems, "manifest.json has no '%s' "
+		    "list", list);
+		return;
+	}
+	for (i = 0; i < seq->n; i++) {
+		const struct yml_node	*e = seq->u.items[i];
+		const char		*path = bundle_yml_str(e, "path");
+		const char		*sha = bundle_yml_str(e, "sha256");
+		const char		*size = bundle_yml_str(e, "size");
+		struct bundle_seen	*s;
+		long			 sz;
+
+		if (path == NULL || sha == NULL || size == NULL ||
+		    str_to_long(size, &sz) != 0) {
+			strvec_pushf(&v->chk->problems, "manifest.json: entry "
+			    "%u of '%s' lacks path, sha256 or size", i + 1, list);
+			continue;
+		}
+		if (count != NULL)
+			(*count)++;
+		if ((s = bundle_seen_get(v, path)) == NULL) {
+			strvec_pushf(&v->chk->problems, "'%s' is in the manifest "
+			    "but not in the archive", path);
+			continue;
+		}
+		s->expected = 1;
+		if (s->size != (int64_t)sz)
+			strvec_pushf(&v->chk->problems, "'%s' has %lld bytes, "
+			    "the manifest says %ld", path, (long long)s->size, sz);
+		else if (strcasecmp(s->sha256, sha) != 0)
+			strvec_pushf(&v->chk->problems, "'%s' has SHA-256 %s, "
+			    "the manifest says %s", path, s->sha256, sha);
+	}
+}
+
+/* Every .deb in repo/ is in repo/Packages with its size and digest. */
+static void
+bundle_verify_packages(struct bundle_vctx *v)
+{
+	const char	*p = v->packages.buf;
+	size_t		 i;
+
+	while (*p != '\0') {
+		const char		*end = strstr(p, "\n\n");
+		size_t			 len = end ? (size_t)(end - p) + 1 :
+					    strlen(p);
+		char			*fn = bundle_field(p, len, "Filename");
+		char			*sha = bundle_field(p, len, "SHA256");
+		char			*size = bundle_field(p, len, "Size");
+		struct bundle_seen	*s = NULL;
+		char			*path = NULL;
+
+		if (fn != NULL) {
+			path = xasprintf("repo/%s", str_starts(fn, "./") ?
+			    fn + 2 : fn);
+			s = bundle_seen_get(v, path);
+		}
+		if (fn == NULL && len > 1)
+			strvec_pushf(&v->chk->problems, "repo/Packages: a "
+			    "stanza has no Filename");
+		else if (fn != NULL && s == NULL)
+			strvec_pushf(&v->chk->problems, "repo/Packages lists "
+			    "'%s', which is not in the archive", fn);
+		else if (s != NULL && (sha == NULL || size == NULL ||
+		    strcasecmp(sha, s->sha256) != 0 ||
+		    strtoll(size, NULL, 10) != s->size))
+			strvec_pushf(&v->chk->problems, "repo/Packages does not "
+			    "match '%s' (size or SHA256)", path);
+		else if (s != NULL)
+			s->expected |= 2;
+		free(fn);
+		free(sha);
+		free(size);
+		free(path);
+		if (end == NULL)
+			break;
+		p = end + 2;
+	}
+	for (i = 0; i < v->n; i++) {
+		size_t	n = strlen(v->v[i].name);
+
+		if (str_starts(v->v[i].name, "repo/") && n > 4 &&
+		    strcmp(v->v[i].name + n - 4, ".deb") == 0 &&
+		    !(v->v[i].expected & 2))
+			strvec_pushf(&v->chk->problems, "'%s' is not in "
+			    "repo/Packages", v->v[i].name);
+	}
+}
+
+int
+bundle_verify(struct bundle_check *chk, const char *path,
+    struct prov_err *err)
+{
+	static const char *const keep[] = { "manifest.json", "repo/Packages",
+	    NULL };
+	struct bundle_vctx	 v;
+	struct yml_doc		 doc;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	size_t			 i;
+	int			 r = -1;
+
+	memset(&v, 0, sizeof v);
+	v.map = (struct strmap)STRMAP_INIT;
+	v.manifest = (struct buf)BUF_INIT;
+	v.packages = (struct buf)BUF_INIT;
+	v.chk = chk;
+	yml_doc_init(&doc);
+	if (arc_scan(path, keep, BUNDLE_OUT_MAX, bundle_verify_member, &v,
+	    err) != 0)
+		goto out;
+	if (!v.have_manifest) {
+		strvec_push(&chk->problems, "no manifest.json in the archive");
+		r = 0;
+		goto out;
+	}
+	if (yml_load(&doc, "manifest.json", v.manifest.buf, v.manifest.len,
+	    &errs) != 0 || errs.n > 0 || doc.root == NULL ||
+	    doc.root->kind != YML_MAP) {
+		strvec_pushf(&chk->problems, "manifest.json is not a JSON "
+		    "object%s%s", errs.n > 0 ? ": " : "",
+		    errs.n > 0 ? errs.v[0].msg : "");
+		r = 0;
+		goto out;
+	}
+	if (bundle_yml_str(doc.root, "format") == NULL ||
+	    strcmp(bundle_yml_str(doc.root, "format"),
+	    "provision-bundle/1") != 0)
+		strvec_push(&chk->problems, "manifest.json is not format "
+		    "provision-bundle/1");
+	bundle_verify_list(&v, doc.root, "artifacts", &chk->artifacts);
+	bundle_verify_list(&v, doc.root, "files", NULL);
+	if (v.have_packages)
+		bundle_verify_packages(&v);
+	else
+		strvec_push(&chk->problems, "no repo/Packages in the archive");
+	for (i = 0; i < v.n; i++)
+		if (!(v.v[i].expected & 1) &&
+		    strcmp(v.v[i].name, "manifest.json") != 0)
+			strvec_pushf(&chk->problems, "'%s' is in the archive "
+			    "but not in the manifest", v.v[i].name);
+	r = 0;
+out:
+	for (i = 0; i < v.n; i++)
+		free(v.v[i].name);
+	free(v.v);
+	strmap_clear(&v.map);
+	buf_release(&v.manifest);
+	buf_release(&v.packages);
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	return r;
+}
+
+void
+bundle_check_release(struct bundle_check *c)
+{
+	if (c == NULL)
+		return;
+	strvec_clear(&c->problems);
+	c->members = c->artifacts = 0;
+}
+
+void
+bundle_release(struct bundle *b)
+{
+	size_t	i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n; i++) {
+		free(b->items[i].name);
+		free(b->items[i].version);
+		free(b->items[i].arch);
+		free(b->items[i].filename);
+		free(b->items[i].url);
+		free(b->items[i].sha256);
+	}
+	free(b->items);
+	free(b->distro);
+	free(b->release);
+	free(b->codename);
+	free(b->arch);
+	free(b->cluster);
+	strvec_clear(&b->sources);
+	strvec_clear(&b->wanted);
+	strvec_clear(&b->why);
+	strvec_clear(&b->missing);
+	strvec_clear(&b->images);
+	memset(b, 0, sizeof *b);
+	*b = (struct bundle)BUNDLE_INIT;
+}

@@ -1,0 +1,149 @@
+/*
+ * bundle.h: everything a plan needs, in one archive, for sites with no
+ * internet (docs/bundle.md has the layout `apply --bundle` reads).
+ *
+ * Four steps, each usable alone:
+ *
+ *	struct bundle b = BUNDLE_INIT;
+ *	struct bundle_opts o = BUNDLE_OPTS_INIT;
+ *	bundle_plan(&b, plan, &o, &err);	what the plan needs: packages
+ *						by step, images, apt sources
+ *	bundle_resolve(&b, &o, &err);		apt adds the dependencies, in a
+ *						throw-away state directory;
+ *						the index gives each .deb's
+ *						URL, size and SHA-256
+ *	bundle_fetch(&b, &o, fn, arg, &err);	libcurl, in parallel, resumable
+ *						(CACHE/partial/), verified
+ *						before it enters CACHE/pool/
+ *	bundle_pack(&b, plan, "x.tar.zst", &o, &err);
+ *						repo/ (debs + Packages),
+ *						scripts/, manifest.json;
+ *						tar + zstd
+ *	bundle_release(&b);
+ *
+ * bundle_verify() reads an archive back and checks every member against
+ * its manifest.  A file whose size or SHA-256 differs from the index is
+ * never moved into the cache, and never packed: bundle_pack() checks the
+ * digest again as it streams each file in, and a mismatch leaves no
+ * archive behind.
+ */
+#ifndef PROV_BUNDLE_H
+#define PROV_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+#include "strvec.h"
+
+struct plan;
+
+/* One .deb of the bundle. */
+struct bundle_item {
+	char	*name;
+	char	*version;
+	char	*arch;
+	char	*filename;	/* in pool/ and repo/: "x_1.0_amd64.deb" */
+	char	*url;
+	char	*sha256;	/* from the index (lower case hex) */
+	int64_t	 size;
+};
+
+struct bundle {
+	char			*distro, *release, *codename, *arch;
+	char			*cluster;
+	struct strvec		 sources;	/* sources.list lines */
+	struct strvec		 wanted;	/* packages the steps install */
+	struct strvec		 why;		/* per wanted: the step */
+	struct strvec		 missing;	/* wanted, in no index */
+	struct strvec		 images;	/* container images (unfetched) */
+	struct bundle_item	*items;
+	size_t			 n, alloc;
+};
+
+#define BUNDLE_INIT { NULL, NULL, NULL, NULL, NULL, STRVEC_INIT, \
+	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, 0 }
+
+struct bundle_opts {
+	const char		*cache;		/* required by fetch and pack */
+	const char		*arch;		/* NULL: amd64 */
+	const struct strvec	*sources;	/* NULL/empty: the distro's */
+	const struct strvec	*packages;	/* more than the plan needs */
+	const char		*templates;	/* step templates, or NULL */
+	long			 jobs;		/* parallel downloads; 0: 8 */
+	long			 retries;	/* per file; <0: 3 */
+	long			 timeout_s;	/* stalled transfer; 0: 60 */
+	int			 allow_missing;	/* a package in no index is not
+						   an error */
+};
+
+#define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0 }
+
+int	bundle_plan(struct bundle *, const struct plan *,
+	    const struct bundle_opts *, struct prov_err *);
+/* Needs apt-get and apt-cache; reads the sources' indexes (network). */
+int	bundle_resolve(struct bundle *, const struct bundle_opts *,
+	    struct prov_err *);
+
+enum bundle_event {
+	BUNDLE_EV_CACHED,	/* already in the cache, checksum good */
+	BUNDLE_EV_FETCHED,	/* downloaded and verified */
+	BUNDLE_EV_RETRY,	/* a transfer broke; resuming (msg says why) */
+	BUNDLE_EV_FAILED,	/* given up (msg says why) */
+};
+
+typedef void (*bundle_event_fn)(void *arg, enum bundle_event,
+    const struct bundle_item *, const char *msg);
+
+/* -1 when any file could not be fetched and verified (each one reported). */
+int	bundle_fetch(struct bundle *, const struct bundle_opts *,
+	    bundle_event_fn, void *arg, struct prov_err *);
+int	bundle_pack(const struct bundle *, const struct plan *,
+	    const char *out, const struct bundle_opts *, struct prov_err *);
+
+/* A packed member other than a .deb (Packages, scripts, README). */
+struct bundle_file {
+	char	*path;
+	char	 sha256[65];
+	int64_t	 size;
+};
+
+/* manifest.json; files may be NULL (--manifest-only). */
+void	bundle_manifest(struct buf *, const struct bundle *,
+	    const struct bundle_file *, size_t nfiles);
+
+struct bundle_check {
+	size_t		 members;	/* regular files read */
+	size_t		 artifacts;	/* .debs in the manifest */
+	struct strvec	 problems;	/* empty: the archive is good */
+};
+
+#define BUNDLE_CHECK_INIT { 0, 0, STRVEC_INIT }
+
+/* -1 when the archive cannot be read; problems are listed, not errors. */
+int	bundle_verify(struct bundle_check *, const char *path,
+	    struct prov_err *);
+void	bundle_check_release(struct bundle_check *);
+
+void	bundle_release(struct bundle *);
+
+/* Pure parts, exposed for the unit tests. */
+
+/* Lines of `apt-get install --print-uris -qq`: 'URL' FILE SIZE HASH. */
+int	bundle_parse_uris(struct bundle *, const char *text, struct prov_err *);
+/*
+ * Stanzas of `apt-cache show` (or a Packages file): fill each item's
+ * SHA-256 from the stanza whose Filename ends in the item's file name;
+ * an item left without one, or with a different size, is an error.
+ */
+int	bundle_parse_index(struct bundle *, const char *text,
+	    struct prov_err *);
+/* The value of field `name` in one deb822 stanza (caller frees), or NULL. */
+char	*bundle_field(const char *stanza, size_t len, const char *name);
+/* "a%3ab" -> "a:b"; NULL when an escape is malformed. */
+char	*bundle_unescape(const char *s);
+/* 1 when s is a safe .deb file name: [A-Za-z0-9.+~_-], no leading '.'. */
+int	bundle_filename_ok(const char *s);
+
+#endif
