@@ -1,0 +1,190 @@
+# shellcheck shell=sh
+# templates/base.sh: host name, /etc/hosts for the whole cluster, time sync
+# (chrony), memlock for RDMA and kernel settings for GPU/RDMA clusters.
+#
+# Nodes without systemd (the testbed, containers) share the host's clock and
+# kernel: chronyd runs there with -x (never touches the clock) and the
+# sysctl file is written but not applied.
+
+BASE_LIMITS=/etc/security/limits.d/90-provision-memlock.conf
+BASE_SYSCTL=/etc/sysctl.d/90-provision-gpu.conf
+BASE_SD_MEMLOCK=/etc/systemd/system.conf.d/90-provision-memlock.conf
+
+base_limits() {
+	cat <<'EOF'
+# Managed by provision (step base).  RDMA (InfiniBand, RoCE, GPUDirect)
+# registers pinned memory: jobs need an unlimited memlock limit.
+*	soft	memlock	unlimited
+*	hard	memlock	unlimited
+root	soft	memlock	unlimited
+root	hard	memlock	unlimited
+EOF
+}
+
+base_sd_memlock() {
+	cat <<'EOF'
+# Managed by provision (step base): unlimited memlock for services too
+# (limits.d applies to logins only).
+[Manager]
+DefaultLimitMEMLOCK=infinity
+EOF
+}
+
+base_sysctl() {
+	cat <<'EOF'
+# Managed by provision (step base): kernel settings for GPU/RDMA clusters.
+# Socket buffers sized for 100-400 Gb/s links (NCCL and Gloo over TCP,
+# storage traffic, MPI's TCP fallback).
+net.core.rmem_max = 268435456
+net.core.wmem_max = 268435456
+net.core.netdev_max_backlog = 250000
+net.ipv4.tcp_rmem = 4096 87380 134217728
+net.ipv4.tcp_wmem = 4096 65536 134217728
+net.ipv4.tcp_mtu_probing = 1
+# Neighbour tables big enough for every node and IPoIB peer of a large
+# cluster (the defaults overflow at a few hundred peers).
+net.ipv4.neigh.default.gc_thresh1 = 8192
+net.ipv4.neigh.default.gc_thresh2 = 32768
+net.ipv4.neigh.default.gc_thresh3 = 65536
+# No NUMA zone reclaim: it stalls allocations next to GPU DMA buffers.
+vm.zone_reclaim_mode = 0
+# CUDA, NCCL and large training jobs map many memory areas.
+vm.max_map_count = 1048576
+EOF
+}
+
+# PID 1 is systemd: only then may this step change the running kernel.
+base_kernel_is_ours() {
+	[ "$PROV_SYSTEMD" = 1 ] && [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]
+}
+
+# The running kernel has every value of the sysctl file.
+base_sysctl_applied() {
+	_bsa_lines=$(base_sysctl | sed -e '/^#/d' -e '/^$/d')
+	while IFS='=' read -r _bsa_k _bsa_v; do
+		_bsa_k=$(echo "$_bsa_k" | tr -d ' ')
+		_bsa_v=$(echo "$_bsa_v" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')
+		_bsa_have=$(sysctl -n "$_bsa_k" 2>/dev/null | tr -s ' \t' '  ') || return 1
+		if [ "$_bsa_have" != "$_bsa_v" ]; then
+			prov_log "sysctl $_bsa_k is '$_bsa_have', want '$_bsa_v'"
+			return 1
+		fi
+	done <<EOF
+$_bsa_lines
+EOF
+}
+
+base_chrony_pkg() { echo chrony; }
+
+base_chrony_unit() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then echo chronyd; else echo chrony; fi
+}
+
+base_chrony_user() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then echo chrony; else echo _chrony; fi
+}
+
+base_chrony_path() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then echo /etc/chrony.conf; else echo /etc/chrony/chrony.conf; fi
+}
+
+# The addresses of HOSTS_BLOCK but this node's.
+base_peers() {
+	printf '%s\n' "$HOSTS_BLOCK" | awk -v me="$NODE_ADDR" '$1 != "" && $1 !~ /^#/ && $1 != me { print $1 }'
+}
+
+# chrony.conf: public pool servers; workers also follow the head, which
+# serves time to the cluster (compute nodes often have no way out).
+base_chrony_conf() {
+	echo "# Managed by provision (step base)."
+	echo "pool pool.ntp.org iburst maxsources 4"
+	if [ -n "$HEAD_ADDR" ] && [ "$HEAD_ADDR" != "$NODE_ADDR" ]; then
+		echo "server $HEAD_ADDR iburst prefer"
+	fi
+	if [ "$NODE_NAME" = "$HEAD_NAME" ]; then
+		echo "# Serve the cluster, even before an upstream server answers."
+		case $NODE_ADDR in
+		127.*)
+			# nodes on loopback addresses (the testbed) send from 127.0.0.1
+			echo "allow 127.0.0.0/8"
+			;;
+		*) base_peers | sed 's/^/allow /' ;;
+		esac
+		echo "local stratum 10"
+		[ -z "$NODE_ADDR" ] || echo "bindaddress $NODE_ADDR"
+	fi
+	echo "driftfile /var/lib/chrony/chrony.drift"
+	echo "makestep 1 3"
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		echo "rtcsync"
+	fi
+	echo "# chronyc talks over the Unix socket only."
+	echo "cmdport 0"
+	echo "logdir /var/log/chrony"
+}
+
+# With systemd the distribution's unit runs chronyd; without, -x: never
+# set the clock of a kernel this node shares.
+base_chrony_svc() {
+	_bcs_conf=$(base_chrony_path)
+	"$1" -f "$_bcs_conf" "$(base_chrony_unit)" -- /usr/sbin/chronyd -d -x -u "$(base_chrony_user)" -f "$_bcs_conf"
+}
+
+step_check() {
+	[ -n "$NODE_NAME" ] || prov_fail "NODE_NAME is empty"
+	[ "$(uname -n)" = "$NODE_NAME" ] || prov_why "the host name is $(uname -n)" || return 1
+	file_same /etc/hostname 0644 root:root "$NODE_NAME" || return 1
+	if [ -n "$HOSTS_BLOCK" ]; then
+		block_same /etc/hosts "$HOSTS_BLOCK" || return 1
+	fi
+	pkg_installed "$(base_chrony_pkg)" || return 1
+	file_same "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)" || return 1
+	base_chrony_svc svc_running || return 1
+	file_same "$BASE_LIMITS" 0644 root:root "$(base_limits)" || return 1
+	file_same "$BASE_SYSCTL" 0644 root:root "$(base_sysctl)" || return 1
+	if base_kernel_is_ours; then
+		base_sysctl_applied || return 1
+		file_same "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)" || return 1
+	fi
+	return 0
+}
+
+step_apply() {
+	file_put /etc/hostname 0644 root:root "$NODE_NAME"
+	if [ "$(uname -n)" != "$NODE_NAME" ]; then
+		if command -v hostnamectl >/dev/null 2>&1 && [ "$PROV_SYSTEMD" = 1 ]; then
+			hostnamectl set-hostname "$NODE_NAME"
+		elif command -v hostname >/dev/null 2>&1; then
+			hostname "$NODE_NAME"
+		else
+			printf '%s\n' "$NODE_NAME" >/proc/sys/kernel/hostname
+		fi
+		prov_log "host name set to $NODE_NAME"
+		prov_changed
+	fi
+	if [ -n "$HOSTS_BLOCK" ]; then
+		block_put /etc/hosts "$HOSTS_BLOCK"
+	fi
+
+	pkg_install "$(base_chrony_pkg)"
+	file_put "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)"
+	if [ "$PROV_SYSTEMD" = 0 ]; then
+		prov_log "no systemd: chronyd runs with -x (tracks time, never sets this shared clock)"
+	fi
+	base_chrony_svc svc_start
+
+	file_put "$BASE_LIMITS" 0644 root:root "$(base_limits)"
+	file_put "$BASE_SYSCTL" 0644 root:root "$(base_sysctl)"
+	if base_kernel_is_ours; then
+		if ! base_sysctl_applied 2>/dev/null; then
+			sysctl -q --system >&2
+			prov_changed
+		fi
+		file_put "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)"
+		if [ "$PROV_FILE_CHANGED" = 1 ]; then
+			systemctl daemon-reexec
+		fi
+	else
+		prov_log "PID 1 is not systemd: $BASE_SYSCTL written, not applied (the kernel is not this node's alone)"
+	fi
+}

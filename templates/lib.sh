@@ -1,0 +1,809 @@
+# shellcheck shell=sh
+# templates/lib.sh: helpers shared by every step (docs/templates.md).
+#
+# A rendered script is: preamble (plan values), this file, templates/STEP.sh
+# (defines step_check and step_apply), then a call to prov_run_step.  It runs
+# as root under POSIX sh (dash) with `set -eu`.
+#
+# Results: exit 0 ok, 100 changed, 101 skipped ("skipped: REASON" on stdout),
+# anything else failed (the reason on stderr).  Command output (apt, dnf,
+# daemons) goes to stderr; stdout carries only result lines.
+#
+# Conventions: globals are PROV_*; a function's scratch variables carry a
+# prefix made from its name (_fp_ for file_put) because POSIX sh has no
+# `local`.  Helpers return non-zero on failure rather than rely on `set -e`,
+# so they behave the same when a caller tests them with `if`.
+
+set -eu
+umask 022
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+LC_ALL=C
+export PATH LC_ALL
+
+PROV_NL='
+'
+PROV_CHANGED=0		# set by anything that changed the node
+PROV_DONE=0		# 1 once the result is decided (see prov_on_exit)
+PROV_PHASE=check	# check, apply, recheck
+PROV_FILE_CHANGED=0	# did the last file_put/block_put write?
+PROV_POLICY_RC=0	# 1 while our /usr/sbin/policy-rc.d is in place
+PROV_APT_UPDATED=0
+PROV_RUN_DIR=/run/provision		# pid files of daemons started directly
+PROV_LOG_DIR=/var/log/provision		# their output
+PROV_STATE_DIR=/var/lib/provision	# what survives a reboot
+PROV_OUT_DIR=/etc/provision/out		# values the engine fetches (0600)
+: "${PROV_PCI_DIR:=/sys/bus/pci/devices}"	# tests point this at a fake tree
+
+# ------------------------------------------------------------------ results
+
+prov_log() {
+	printf '%s: %s\n' "${PROV_STEP:-step}" "$*" >&2
+}
+
+# prov_why MESSAGE: why a check fails, logged when the check after apply
+# fails (the first check failing is the normal case, not worth a line).
+prov_why() {
+	if [ "$PROV_PHASE" = recheck ]; then
+		prov_log "check: $*"
+	fi
+	return 1
+}
+
+prov_changed() {
+	PROV_CHANGED=1
+}
+
+prov_finish() {
+	PROV_DONE=1
+	exit "$1"
+}
+
+# prov_skip REASON: this step does not apply to this node.
+prov_skip() {
+	printf 'skipped: %s\n' "$*"
+	prov_finish 101
+}
+
+# prov_fail REASON: stop the step as failed.
+prov_fail() {
+	prov_log "$*"
+	prov_finish 1
+}
+
+prov_cleanup() {
+	prov_policy_unblock
+	case ${PROV_SECRET_DIR:-} in
+	'' | / | /etc | /etc/* | /root | /usr* | /var | /run | /tmp) ;;
+	/*)
+		if [ -d "$PROV_SECRET_DIR" ]; then
+			rm -rf -- "$PROV_SECRET_DIR" || true
+		fi
+		;;
+	esac
+}
+
+# EXIT trap: an exit the step did not decide (set -e, a stray `exit 0`, an
+# apt-get exit status of 100) must never read as ok, changed or skipped.
+prov_on_exit() {
+	_poe_rc=$?
+	trap - EXIT
+	prov_cleanup
+	if [ "$PROV_DONE" != 1 ]; then
+		case $_poe_rc in
+		0 | 100 | 101) _poe_rc=1 ;;
+		esac
+		prov_log "failed (exit status $_poe_rc)"
+	fi
+	exit "$_poe_rc"
+}
+
+prov_run_step() {
+	# The script came on stdin (sh -s): nothing below may read the rest.
+	exec </dev/null
+	trap prov_on_exit EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	prov_os_detect
+	prov_os_match
+	if step_check; then
+		prov_finish 0
+	fi
+	PROV_PHASE=apply
+	step_apply
+	PROV_PHASE=recheck
+	if step_check; then
+		if [ "$PROV_CHANGED" = 0 ]; then
+			# apply found everything in place: the first check failed
+			# on something passing (a daemon still registering)
+			prov_log "nothing to change"
+			prov_finish 0
+		fi
+		prov_finish 100
+	fi
+	prov_fail "the check still fails after apply"
+}
+
+# prov_wait SECONDS COMMAND...: run COMMAND each second until it succeeds.
+prov_wait() {
+	_pw_left=$1
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$_pw_left" -gt 0 ] || return 1
+		_pw_left=$((_pw_left - 1))
+		sleep 1
+	done
+	return 0
+}
+
+# ------------------------------------------------------------------ the OS
+
+# Field KEY of /etc/os-release, quotes removed.
+prov_os_field() {
+	[ -r /etc/os-release ] || return 0
+	sed -n "s/^$1=//p" /etc/os-release | head -n 1 |
+		sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\\(.*\\)'\$/\\1/"
+}
+
+# Sets PROV_OS_ID (debian, ubuntu, rocky), PROV_OS_VERSION (12, 22.04, 9.4),
+# PROV_OS_MAJOR (12, 22, 9), PROV_OS_CODENAME (bookworm, jammy, noble),
+# PROV_OS_FAMILY (debian or rhel), PROV_ARCH (x86_64, aarch64) and
+# PROV_SYSTEMD (1 when systemd is the init system).
+prov_os_detect() {
+	PROV_OS_ID=$(prov_os_field ID)
+	PROV_OS_VERSION=$(prov_os_field VERSION_ID)
+	PROV_OS_MAJOR=${PROV_OS_VERSION%%.*}
+	PROV_OS_CODENAME=$(prov_os_field VERSION_CODENAME)
+	_pod_like=$(prov_os_field ID_LIKE)
+	case " $PROV_OS_ID $_pod_like " in
+	*" debian "* | *" ubuntu "*) PROV_OS_FAMILY=debian ;;
+	*" rhel "* | *" fedora "* | *" centos "*) PROV_OS_FAMILY=rhel ;;
+	*) PROV_OS_FAMILY=unknown ;;
+	esac
+	PROV_ARCH=$(uname -m)
+	if [ -d /run/systemd/system ]; then
+		PROV_SYSTEMD=1
+	else
+		PROV_SYSTEMD=0
+	fi
+}
+
+# The node must run the OS the plan names (else packages and repositories
+# would be the wrong ones).
+prov_os_match() {
+	[ "$PROV_OS_FAMILY" != unknown ] ||
+		prov_fail "unsupported OS '$PROV_OS_ID $PROV_OS_VERSION' (debian, ubuntu and rocky are supported)"
+	[ -n "${OS_DISTRO:-}" ] || return 0
+	if [ "$OS_DISTRO" != "$PROV_OS_ID" ]; then
+		prov_fail "the plan says $OS_DISTRO ${OS_RELEASE:-}, this node runs $PROV_OS_ID $PROV_OS_VERSION"
+	fi
+	case ${OS_RELEASE:-} in
+	'' | "$PROV_OS_VERSION" | "$PROV_OS_MAJOR") ;;
+	*) prov_fail "the plan says $OS_DISTRO $OS_RELEASE, this node runs $PROV_OS_ID $PROV_OS_VERSION" ;;
+	esac
+}
+
+# os_is ID [VERSION]: e.g. `os_is ubuntu 22.04`, `os_is rocky 9`.
+os_is() {
+	[ "$PROV_OS_ID" = "$1" ] || return 1
+	[ $# -lt 2 ] || [ "$PROV_OS_VERSION" = "$2" ] || [ "$PROV_OS_MAJOR" = "$2" ]
+}
+
+# ------------------------------------------------------------------ packages
+
+pkg_installed() {
+	case $PROV_OS_FAMILY in
+	debian)
+		# shellcheck disable=SC2016
+		[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+		;;
+	rhel)
+		rpm -q --quiet "$1" 2>/dev/null
+		;;
+	*) return 1 ;;
+	esac || prov_why "package $1 is not installed"
+}
+
+# pkgs_installed PKG...: all of them installed?
+pkgs_installed() {
+	for _psi in "$@"; do
+		pkg_installed "$_psi" || return 1
+	done
+	return 0
+}
+
+# Keep package scripts from starting daemons during our installs: steps
+# start them with svc_start once their configuration is written (a daemon a
+# package starts on a node without systemd would be untracked, and would
+# bind every address of a network namespace the testbed nodes share).
+prov_policy_block() {
+	[ "$PROV_OS_FAMILY" = debian ] || return 0
+	[ ! -e /usr/sbin/policy-rc.d ] || return 0
+	printf '#!/bin/sh\n# provision: no daemon starts during package installs\nexit 101\n' \
+		>/usr/sbin/policy-rc.d || return 1
+	chmod 0755 /usr/sbin/policy-rc.d || return 1
+	PROV_POLICY_RC=1
+}
+
+prov_policy_unblock() {
+	if [ "$PROV_POLICY_RC" = 1 ]; then
+		rm -f /usr/sbin/policy-rc.d
+		PROV_POLICY_RC=0
+	fi
+	return 0
+}
+
+apt_update() {
+	prov_log "apt-get update"
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || return 1
+	PROV_APT_UPDATED=1
+}
+
+# Package lists older than a day, or without a candidate for one of PKG...
+apt_lists_stale() {
+	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] ||
+		return 0
+	for _als in "$@"; do
+		apt-cache show --no-all-versions "$_als" >/dev/null 2>&1 || return 0
+	done
+	return 1
+}
+
+apt_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		"$@" >&2
+}
+
+# pkg_install PKG...: install the packages that are not installed yet.
+pkg_install() {
+	_pi_n=$#
+	while [ "$_pi_n" -gt 0 ]; do
+		_pi_p=$1
+		shift
+		_pi_n=$((_pi_n - 1))
+		pkg_installed "$_pi_p" || set -- "$@" "$_pi_p"
+	done
+	[ $# -gt 0 ] || return 0
+	prov_log "installing $*"
+	case $PROV_OS_FAMILY in
+	debian)
+		prov_policy_block || return 1
+		if [ "$PROV_APT_UPDATED" = 0 ] && apt_lists_stale "$@"; then
+			apt_update || { prov_policy_unblock; return 1; }
+		fi
+		if ! apt_install "$@"; then
+			# stale lists name files the mirror no longer has
+			if [ "$PROV_APT_UPDATED" = 1 ] || ! apt_update || ! apt_install "$@"; then
+				prov_policy_unblock
+				prov_log "could not install $*"
+				return 1
+			fi
+		fi
+		prov_policy_unblock
+		;;
+	rhel)
+		dnf -y -q install "$@" >&2 || { prov_log "could not install $*"; return 1; }
+		;;
+	*) return 1 ;;
+	esac
+	prov_changed
+}
+
+# pkg_available PKG: does a configured repository offer it?
+pkg_available() {
+	case $PROV_OS_FAMILY in
+	debian)
+		apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -qv '^(none)$'
+		;;
+	rhel) dnf -q list --available "$1" >/dev/null 2>&1 || pkg_installed "$1" ;;
+	*) return 1 ;;
+	esac
+}
+
+# rhel_epel: EPEL and CRB (Slurm, munge, Prometheus, apptainer live there).
+rhel_epel() {
+	pkg_installed epel-release && return 0
+	pkg_install dnf-plugins-core epel-release || return 1
+	dnf config-manager --set-enabled crb >&2 || return 1
+	prov_changed
+}
+
+# ------------------------------------------------------------------ files
+
+prov_mode_norm() {
+	printf '%o' "0$1"
+}
+
+# file_meta_ok PATH MODE OWNER
+file_meta_ok() {
+	[ "$(stat -c %a -- "$1" 2>/dev/null)" = "$(prov_mode_norm "$2")" ] &&
+		[ "$(stat -c %U:%G -- "$1" 2>/dev/null)" = "$3" ]
+}
+
+# The bytes file_put writes for CONTENT: CONTENT ending in one newline.
+prov_content() {
+	case $1 in
+	'' | *"$PROV_NL") printf '%s' "$1" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# file_same PATH MODE OWNER CONTENT: the file is exactly this?
+file_same() {
+	if [ ! -f "$1" ] || [ -L "$1" ]; then
+		prov_why "$1 is missing"
+		return 1
+	fi
+	file_meta_ok "$1" "$2" "$3" || prov_why "$1 is not $2 $3" || return 1
+	_fs_want=$(prov_content "$4"; printf x)
+	_fs_have=$(cat -- "$1" && printf x) || return 1
+	[ "$_fs_have" = "$_fs_want" ] || prov_why "$1 differs from the plan's"
+}
+
+# file_put PATH MODE OWNER CONTENT: make the file exactly this, atomically
+# (write beside it, then rename); touches nothing when it already is.
+# Sets PROV_FILE_CHANGED to 1 when it wrote.  The content never reaches argv.
+file_put() {
+	PROV_FILE_CHANGED=0
+	if file_same "$@"; then
+		return 0
+	fi
+	_fp_dir=$(dirname -- "$1")
+	if [ ! -d "$_fp_dir" ]; then
+		mkdir -p -- "$_fp_dir" || return 1
+	fi
+	_fp_tmp=$_fp_dir/.$(basename -- "$1").provision.$$
+	if ! (umask 077 && prov_content "$4" >"$_fp_tmp") ||
+		! chmod "$2" "$_fp_tmp" || ! chown "$3" "$_fp_tmp" ||
+		! mv -f -- "$_fp_tmp" "$1"; then
+		rm -f -- "$_fp_tmp"
+		prov_log "cannot write $1"
+		return 1
+	fi
+	prov_log "wrote $1"
+	PROV_FILE_CHANGED=1
+	prov_changed
+}
+
+# file_copy SRC DEST MODE OWNER: copy a (possibly binary) file, as file_put.
+file_copy() {
+	PROV_FILE_CHANGED=0
+	if [ -f "$2" ] && cmp -s -- "$1" "$2" && file_meta_ok "$2" "$3" "$4"; then
+		return 0
+	fi
+	_fc_tmp=$(dirname -- "$2")/.$(basename -- "$2").provision.$$
+	if ! (umask 077 && cat -- "$1" >"$_fc_tmp") ||
+		! chmod "$3" "$_fc_tmp" || ! chown "$4" "$_fc_tmp" ||
+		! mv -f -- "$_fc_tmp" "$2"; then
+		rm -f -- "$_fc_tmp"
+		prov_log "cannot write $2"
+		return 1
+	fi
+	prov_log "wrote $2"
+	PROV_FILE_CHANGED=1
+	prov_changed
+}
+
+# file_absent PATH: remove a file we manage when the plan no longer wants it.
+file_absent() {
+	PROV_FILE_CHANGED=0
+	[ -e "$1" ] || [ -L "$1" ] || return 0
+	rm -f -- "$1" || return 1
+	prov_log "removed $1"
+	PROV_FILE_CHANGED=1
+	prov_changed
+}
+
+# dir_ok PATH MODE OWNER / dir_put PATH MODE OWNER
+dir_ok() {
+	if [ -d "$1" ] && file_meta_ok "$1" "$2" "$3"; then
+		return 0
+	fi
+	prov_why "$1 is not a directory $2 $3"
+}
+
+dir_put() {
+	dir_ok "$@" && return 0
+	mkdir -p -- "$1" && chmod "$2" "$1" && chown "$3" "$1" || return 1
+	prov_changed
+}
+
+PROV_BLOCK_BEGIN='# BEGIN provision'
+PROV_BLOCK_END='# END provision'
+
+# The file PATH with its managed block replaced by CONTENT (kept in place,
+# or added at the end; CONTENT's final newlines dropped).
+block_render() {
+	{
+		if [ -f "$1" ]; then
+			cat -- "$1"
+		fi
+	} | PROV_BLOCK=$(printf '%s' "$2") awk -v b="$PROV_BLOCK_BEGIN" -v e="$PROV_BLOCK_END" '
+		function block() {
+			print b
+			if (ENVIRON["PROV_BLOCK"] != "")
+				print ENVIRON["PROV_BLOCK"]
+			print e
+			done = 1
+		}
+		$0 == b { if (!done) block(); skip = 1; next }
+		$0 == e && skip { skip = 0; next }
+		!skip { print }
+		END { if (!done) block() }'
+}
+
+# block_same PATH CONTENT / block_put PATH CONTENT: the lines between
+# "# BEGIN provision" and "# END provision" in PATH are CONTENT; the rest of
+# the file is left as it is.  A new file is 0644 root:root.
+block_same() {
+	[ -f "$1" ] || prov_why "$1 is missing" || return 1
+	_bs_want=$(block_render "$1" "$2"; printf x)
+	_bs_have=$(cat -- "$1" && printf x) || return 1
+	[ "$_bs_have" = "$_bs_want" ] || prov_why "the provision block of $1 differs from the plan's"
+}
+
+block_put() {
+	PROV_FILE_CHANGED=0
+	block_same "$1" "$2" && return 0
+	if [ -f "$1" ]; then
+		_bp_mode=$(stat -c %a -- "$1") && _bp_owner=$(stat -c %U:%G -- "$1") || return 1
+	else
+		_bp_mode=0644
+		_bp_owner=root:root
+	fi
+	_bp_new=$(block_render "$1" "$2" && printf x) || return 1
+	_bp_new=${_bp_new%x}
+	file_put "$1" "$_bp_mode" "$_bp_owner" "$_bp_new"
+}
+
+# ------------------------------------------------------------------ network
+
+# http_get URL: print the body of a 2xx answer; fails otherwise.  Uses curl,
+# wget, python3 or perl, whichever the node has (a Debian base root has perl).
+http_get() {
+	if command -v curl >/dev/null 2>&1; then
+		curl -fsS --max-time 15 -- "$1"
+	elif command -v wget >/dev/null 2>&1; then
+		wget -q -T 15 -O - -- "$1"
+	elif command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=15).read().decode("utf-8", "replace"))' "$1"
+	else
+		prov_http_perl "$1"
+	fi
+}
+
+# http_get with perl alone (perl-base is in every Debian root).
+prov_http_perl() {
+	# shellcheck disable=SC2016
+	perl -MIO::Socket::INET -e '
+		my ($h, $p, $path) = $ARGV[0] =~ m{^http://([^/:]+)(?::(\d+))?(/.*)?$} or exit 2;
+		$SIG{ALRM} = sub { exit 1 };
+		alarm 15;
+		my $s = IO::Socket::INET->new(PeerAddr => $h, PeerPort => $p || 80,
+			Proto => "tcp", Timeout => 10) or exit 1;
+		print $s "GET " . ($path || "/") . " HTTP/1.0\r\nHost: $h\r\nConnection: close\r\n\r\n";
+		local $/;
+		my $r = <$s>;
+		defined $r or exit 1;
+		my ($head, $body) = split /\r\n\r\n/, $r, 2;
+		$head =~ m{^HTTP/\S+ 2\d\d} or exit 1;
+		print defined $body ? $body : "";
+		exit 0' "$1"
+}
+
+# prov_fetch URL DEST: download over HTTPS (installs curl when the node has
+# no downloader); DEST is written only when the download completed.
+prov_fetch() {
+	if ! command -v curl >/dev/null 2>&1 && ! command -v wget >/dev/null 2>&1; then
+		pkg_install curl ca-certificates || return 1
+	fi
+	_pf_tmp=$2.provision.$$
+	if command -v curl >/dev/null 2>&1; then
+		curl -fsSL --retry 3 --max-time 600 -o "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
+	else
+		wget -q -T 60 -t 3 -O "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
+	fi
+	mv -f -- "$_pf_tmp" "$2"
+}
+
+# ------------------------------------------------------------------ GPUs
+
+# NVIDIA display/3D controllers (vendor 0x10de, class 0x0300xx VGA or 0x0302xx
+# 3D) on the PCI bus, from sysfs: no driver needed.
+nvidia_gpu_count() {
+	_ngc=0
+	for _ngc_d in "$PROV_PCI_DIR"/*; do
+		if [ ! -r "$_ngc_d/vendor" ] || [ ! -r "$_ngc_d/class" ]; then
+			continue
+		fi
+		[ "$(cat "$_ngc_d/vendor")" = 0x10de ] || continue
+		case $(cat "$_ngc_d/class") in
+		0x0300?? | 0x0302??) _ngc=$((_ngc + 1)) ;;
+		esac
+	done
+	echo "$_ngc"
+}
+
+has_nvidia_gpu() {
+	[ "$(nvidia_gpu_count)" -gt 0 ]
+}
+
+# NVIDIA's repository directory names: ubuntu2204, debian12, rhel9 and
+# x86_64 or sbsa (Arm servers).
+nvidia_repo_distro() {
+	case $PROV_OS_ID in
+	ubuntu) echo "ubuntu$(echo "$PROV_OS_VERSION" | tr -d .)" ;;
+	debian) echo "debian$PROV_OS_MAJOR" ;;
+	*) echo "rhel$PROV_OS_MAJOR" ;;
+	esac
+}
+
+nvidia_repo_arch() {
+	case $PROV_ARCH in
+	aarch64 | arm64) echo sbsa ;;
+	*) echo x86_64 ;;
+	esac
+}
+
+# cuda_repo: NVIDIA's CUDA repository (drivers, CUDA, DCGM) for this OS.
+cuda_repo() {
+	_cr_base=https://developer.download.nvidia.com/compute/cuda/repos/$(nvidia_repo_distro)/$(nvidia_repo_arch)
+	case $PROV_OS_FAMILY in
+	debian)
+		pkg_installed cuda-keyring && return 0
+		_cr_deb=/var/cache/provision/cuda-keyring_1.1-1_all.deb
+		mkdir -p /var/cache/provision || return 1
+		prov_fetch "$_cr_base/cuda-keyring_1.1-1_all.deb" "$_cr_deb" || return 1
+		dpkg -i "$_cr_deb" >&2 || return 1
+		apt_update || return 1
+		prov_changed
+		;;
+	rhel)
+		[ -f "/etc/yum.repos.d/cuda-$(nvidia_repo_distro).repo" ] && return 0
+		pkg_install dnf-plugins-core || return 1
+		dnf config-manager --add-repo "$_cr_base/cuda-$(nvidia_repo_distro).repo" >&2 || return 1
+		prov_changed
+		;;
+	esac
+}
+
+# ------------------------------------------------------------------ services
+#
+# svc_start [-u USER] [-f FILE]... [-o] NAME -- COMMAND...
+#	Make service NAME run, (re)starting it when it is stopped or when its
+#	"stamp" (COMMAND, USER and the contents of each FILE) differs from the
+#	one it was started with.  With systemd (/run/systemd/system exists)
+#	NAME is a unit: the distribution's own, which reads the same settings
+#	from the files the step wrote (/etc/default/...), or, with -o or when
+#	there is no such unit, /etc/systemd/system/NAME.service running
+#	COMMAND.  Without systemd COMMAND runs directly: it must stay in the
+#	foreground; it runs as USER (setpriv), in its own session (setsid),
+#	with its pid in /run/provision/NAME.pid and its output in
+#	/var/log/provision/NAME.log.
+# svc_running [same arguments]: running, and with this stamp?
+# svc_restart [same arguments]: restart now.
+# svc_stop NAME
+
+# Parse the options into _svc_user, _svc_files, _svc_own, _svc_name; sets
+# _svc_shift to the number of arguments before COMMAND.
+svc_opts() {
+	_svc_user=
+	_svc_files=
+	_svc_own=0
+	_svc_shift=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-u) _svc_user=$2; shift 2; _svc_shift=$((_svc_shift + 2)) ;;
+		-f) _svc_files=$_svc_files$2$PROV_NL; shift 2; _svc_shift=$((_svc_shift + 2)) ;;
+		-o) _svc_own=1; shift; _svc_shift=$((_svc_shift + 1)) ;;
+		*) break ;;
+		esac
+	done
+	if [ $# -lt 3 ] || [ "$2" != -- ]; then
+		prov_log "usage: svc_start [-u USER] [-f FILE]... [-o] NAME -- COMMAND..."
+		return 1
+	fi
+	_svc_name=$1
+	_svc_shift=$((_svc_shift + 2))
+}
+
+# The stamp: a checksum of what the daemon was started with.
+svc_stamp() {
+	{
+		printf 'user=%s\n' "$_svc_user"
+		printf 'arg=%s\n' "$@"
+		printf '%s' "$_svc_files" | while IFS= read -r _ss_f; do
+			printf 'file=%s\n' "$_ss_f"
+			cat -- "$_ss_f" 2>/dev/null || echo "(missing)"
+		done
+	} | cksum
+}
+
+svc_stamp_file() {
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		echo "$PROV_STATE_DIR/svc/$1.stamp"
+	else
+		echo "$PROV_RUN_DIR/$1.stamp"
+	fi
+}
+
+# Field 22 of /proc/PID/stat (start time), to tell a reused pid apart.
+prov_starttime() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# svc_pid NAME: the pid of a directly started daemon that still runs.
+svc_pid() {
+	[ -r "$PROV_RUN_DIR/$1.pid" ] || return 1
+	read -r _sp_pid _sp_start <"$PROV_RUN_DIR/$1.pid" || return 1
+	[ -n "$_sp_pid" ] && [ -r "/proc/$_sp_pid/stat" ] || return 1
+	case $(sed 's/.*) //' "/proc/$_sp_pid/stat" | cut -d' ' -f1) in
+	Z | X | x) return 1 ;;
+	esac
+	[ "$(prov_starttime "$_sp_pid")" = "$_sp_start" ] || return 1
+	echo "$_sp_pid"
+}
+
+svc_alive() {
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		systemctl is-active --quiet "$1.service"
+	else
+		svc_pid "$1" >/dev/null
+	fi
+}
+
+svc_running() {
+	svc_opts "$@" || return 1
+	shift "$_svc_shift"
+	svc_alive "$_svc_name" || prov_why "$_svc_name is not running" || return 1
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		systemctl is-enabled --quiet "$_svc_name.service" ||
+			prov_why "$_svc_name is not enabled" || return 1
+	fi
+	_sr_file=$(svc_stamp_file "$_svc_name")
+	if [ -f "$_sr_file" ] && [ "$(cat "$_sr_file")" = "$(svc_stamp "$@")" ]; then
+		return 0
+	fi
+	prov_why "$_svc_name runs with other settings than the plan's"
+}
+
+# systemd quoting of one ExecStart argument.
+svc_sd_quote() {
+	case $1 in
+	*[!A-Za-z0-9_./:=,@+-]* | '')
+		printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/%/%%/g' -e 's/\$/$$/g')"
+		;;
+	*) printf '%s' "$1" | sed 's/%/%%/g' ;;
+	esac
+}
+
+# Our own unit for NAME when the distribution has none (or -o).
+svc_sd_unit() {
+	if [ "$_svc_own" = 0 ] && systemctl cat "$_svc_name.service" >/dev/null 2>&1 &&
+		[ ! -f "/etc/systemd/system/$_svc_name.service" ]; then
+		return 0
+	fi
+	_ssu_exec=
+	for _ssu_a in "$@"; do
+		_ssu_exec="$_ssu_exec${_ssu_exec:+ }$(svc_sd_quote "$_ssu_a")"
+	done
+	_ssu_unit="[Unit]
+Description=$_svc_name (provision)
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+Type=simple
+ExecStart=$_ssu_exec
+Restart=on-failure
+RestartSec=5"
+	if [ -n "$_svc_user" ]; then
+		_ssu_unit="$_ssu_unit
+User=$_svc_user"
+	fi
+	_ssu_unit="$_ssu_unit
+
+[Install]
+WantedBy=multi-user.target"
+	file_put "/etc/systemd/system/$_svc_name.service" 0644 root:root "$_ssu_unit" || return 1
+	if [ "$PROV_FILE_CHANGED" = 1 ]; then
+		systemctl daemon-reload >&2 || return 1
+	fi
+}
+
+svc_spawn() {
+	mkdir -p "$PROV_LOG_DIR" || return 1
+	if [ ! -d "$PROV_RUN_DIR" ]; then
+		mkdir -p "$PROV_RUN_DIR" && chmod 0700 "$PROV_RUN_DIR" || return 1
+	fi
+	if [ -n "$_svc_user" ]; then
+		_ssp_group=$(id -gn "$_svc_user") || { prov_log "no user $_svc_user"; return 1; }
+		set -- setpriv --reuid="$_svc_user" --regid="$_ssp_group" --init-groups -- "$@"
+	fi
+	printf '=== %s: %s\n' "$(date '+%Y-%m-%d %H:%M:%S')" "$*" >>"$PROV_LOG_DIR/$_svc_name.log"
+	# A background job of a non-interactive shell is no process group
+	# leader, so setsid makes the session in place: $! is the daemon.
+	setsid "$@" </dev/null >>"$PROV_LOG_DIR/$_svc_name.log" 2>&1 &
+	_ssp_pid=$!
+	_ssp_start=$(prov_starttime "$_ssp_pid")
+	printf '%s %s\n' "$_ssp_pid" "$_ssp_start" >"$PROV_RUN_DIR/$_svc_name.pid" || return 1
+	sleep 1
+	if ! svc_pid "$_svc_name" >/dev/null; then
+		prov_log "$_svc_name exited at once; the end of $PROV_LOG_DIR/$_svc_name.log:"
+		tail -n 15 "$PROV_LOG_DIR/$_svc_name.log" >&2 || true
+		return 1
+	fi
+	prov_log "started $_svc_name (pid $_ssp_pid)"
+}
+
+svc_stop() {
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		if systemctl is-active --quiet "$1.service"; then
+			systemctl stop "$1.service" >&2 || return 1
+			prov_changed
+		fi
+		return 0
+	fi
+	_sst_pid=$(svc_pid "$1") || { rm -f "$PROV_RUN_DIR/$1.pid"; return 0; }
+	kill -TERM "$_sst_pid" 2>/dev/null || true
+	_sst_n=0
+	while svc_pid "$1" >/dev/null && [ "$_sst_n" -lt 30 ]; do
+		sleep 0.5
+		_sst_n=$((_sst_n + 1))
+	done
+	if svc_pid "$1" >/dev/null; then
+		prov_log "$1 (pid $_sst_pid) ignores SIGTERM; killing it"
+		kill -KILL "$_sst_pid" 2>/dev/null || true
+		sleep 0.5
+	fi
+	rm -f "$PROV_RUN_DIR/$1.pid" "$PROV_RUN_DIR/$1.stamp"
+	prov_log "stopped $1"
+	prov_changed
+}
+
+# svc_go RESTART ARGS...: the body of svc_start (RESTART=0) and svc_restart.
+svc_go() {
+	_sg_force=$1
+	shift
+	svc_opts "$@" || return 1
+	shift "$_svc_shift"
+	_sg_stamp=$(svc_stamp "$@")
+	_sg_file=$(svc_stamp_file "$_svc_name")
+	if [ "$_sg_force" = 0 ] && svc_alive "$_svc_name" && [ -f "$_sg_file" ] &&
+		[ "$(cat "$_sg_file")" = "$_sg_stamp" ] &&
+		{ [ "$PROV_SYSTEMD" = 0 ] || systemctl is-enabled --quiet "$_svc_name.service"; }; then
+		return 0
+	fi
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		svc_sd_unit "$@" || return 1
+		mkdir -p "$PROV_STATE_DIR/svc" || return 1
+		systemctl enable "$_svc_name.service" >&2 || return 1
+		systemctl restart "$_svc_name.service" >&2 || {
+			systemctl status --no-pager "$_svc_name.service" >&2 || true
+			return 1
+		}
+		prov_log "restarted $_svc_name"
+	else
+		svc_stop "$_svc_name" || return 1
+		svc_spawn "$@" || return 1
+	fi
+	printf '%s\n' "$_sg_stamp" >"$_sg_file" || return 1
+	prov_changed
+}
+
+svc_start() {
+	svc_go 0 "$@"
+}
+
+svc_restart() {
+	svc_go 1 "$@"
+}
+
+# svc_user_cmd USER COMMAND...: run COMMAND as USER (for one-off commands).
+svc_user_cmd() {
+	_suc_u=$1
+	shift
+	setpriv --reuid="$_suc_u" --regid="$(id -gn "$_suc_u")" --init-groups -- "$@"
+}

@@ -1,0 +1,211 @@
+# shellcheck shell=sh
+# templates/slurm.sh: Slurm from the distribution: slurmctld on the head
+# (SLURM_ROLE=controller), slurmd on workers (compute).  slurm.conf,
+# gres.conf and cgroup.conf come whole from the plan (SLURM_CONF, GRES_CONF,
+# CGROUP_CONF); a daemon restarts when one of them changed.  Needs munge
+# (the munge step runs first).
+
+SLURM_DIR=/etc/slurm
+
+slurm_applies() {
+	[ "$ORCHESTRATOR" = slurm ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not slurm"
+	case $SLURM_ROLE in
+	controller | compute) ;;
+	*) prov_skip "no Slurm daemon on this node (role ${NODE_ROLE:-none})" ;;
+	esac
+	[ -n "$SLURM_CONF" ] || prov_fail "SLURM_CONF is empty"
+}
+
+slurm_pkgs() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then
+		case $SLURM_ROLE in
+		controller) echo slurm slurm-slurmctld ;;
+		*) echo slurm slurm-slurmd ;;
+		esac
+	else
+		case $SLURM_ROLE in
+		controller) echo slurmctld slurm-client ;;
+		*) echo slurmd slurm-client ;;
+		esac
+	fi
+}
+
+# slurm_conf_get KEY DEFAULT: a slurm.conf setting (keys are case-blind).
+slurm_conf_get() {
+	_scg=$(printf '%s\n' "$SLURM_CONF" | awk -v k="$1" '
+		{ sub(/#.*/, "") }
+		index($0, "=") {
+			key = substr($0, 1, index($0, "=") - 1)
+			gsub(/[ \t]/, "", key)
+			if (tolower(key) == tolower(k)) {
+				v = substr($0, index($0, "=") + 1)
+				sub(/^[ \t]+/, "", v); sub(/[ \t].*$/, "", v)
+				val = v
+			}
+		}
+		END { print val }')
+	echo "${_scg:-$2}"
+}
+
+slurm_user() {
+	slurm_conf_get SlurmUser root
+}
+
+# The folders the daemon of this node writes: spool and state, logs, pids.
+slurm_dirs() {
+	if [ "$SLURM_ROLE" = controller ]; then
+		slurm_conf_get StateSaveLocation /var/spool/slurmctld
+		dirname -- "$(slurm_conf_get SlurmctldLogFile /var/log/slurm/slurmctld.log)"
+		dirname -- "$(slurm_conf_get SlurmctldPidFile /run/slurmctld.pid)"
+	else
+		slurm_conf_get SlurmdSpoolDir /var/spool/slurmd
+		dirname -- "$(slurm_conf_get SlurmdLogFile /var/log/slurm/slurmd.log)"
+		dirname -- "$(slurm_conf_get SlurmdPidFile /run/slurmd.pid)"
+	fi
+}
+
+# Folders the system owns stay as they are.
+slurm_dir_mine() {
+	case $1 in
+	/ | /run | /var/run | /var/log | /var/spool | /var/lib | /tmp | /var/tmp) return 1 ;;
+	esac
+	return 0
+}
+
+slurm_dirs_ok() {
+	_sdo_user=$(slurm_user)
+	for _sdo_d in $(slurm_dirs); do
+		slurm_dir_mine "$_sdo_d" || continue
+		dir_ok "$_sdo_d" 755 "$_sdo_user:$(id -gn "$_sdo_user" 2>/dev/null)" || return 1
+	done
+	return 0
+}
+
+slurm_dirs_put() {
+	_sdp_user=$(slurm_user)
+	for _sdp_d in $(slurm_dirs); do
+		slurm_dir_mine "$_sdp_d" || continue
+		dir_put "$_sdp_d" 0755 "$_sdp_user:$(id -gn "$_sdp_user")" || return 1
+	done
+	return 0
+}
+
+# The config files of the plan: name and content ("" = not managed).
+slurm_files_ok() {
+	file_same "$SLURM_DIR/slurm.conf" 0644 root:root "$SLURM_CONF" || return 1
+	if [ -n "$GRES_CONF" ]; then
+		file_same "$SLURM_DIR/gres.conf" 0644 root:root "$GRES_CONF" || return 1
+	fi
+	if [ -n "$CGROUP_CONF" ]; then
+		file_same "$SLURM_DIR/cgroup.conf" 0644 root:root "$CGROUP_CONF" || return 1
+	fi
+	return 0
+}
+
+slurm_files_put() {
+	file_put "$SLURM_DIR/slurm.conf" 0644 root:root "$SLURM_CONF" || return 1
+	if [ -n "$GRES_CONF" ]; then
+		file_put "$SLURM_DIR/gres.conf" 0644 root:root "$GRES_CONF" || return 1
+	fi
+	if [ -n "$CGROUP_CONF" ]; then
+		file_put "$SLURM_DIR/cgroup.conf" 0644 root:root "$CGROUP_CONF" || return 1
+	fi
+	return 0
+}
+
+# systemd runs the distribution's unit, which reads its options here.
+slurm_default_file() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then
+		echo "/etc/sysconfig/$1"
+	else
+		echo "/etc/default/$1"
+	fi
+}
+
+slurmd_default() {
+	echo "# Managed by provision (step slurm)."
+	echo "SLURMD_OPTIONS=\"-N $NODE_NAME\""
+}
+
+# svc_start/svc_running for this node's daemon; the stamp covers the
+# config files, so a changed file restarts it.
+slurm_svc() {
+	set -- "$1" -f "$SLURM_DIR/slurm.conf"
+	if [ -n "$GRES_CONF" ]; then
+		set -- "$@" -f "$SLURM_DIR/gres.conf"
+	fi
+	if [ -n "$CGROUP_CONF" ]; then
+		set -- "$@" -f "$SLURM_DIR/cgroup.conf"
+	fi
+	if [ "$SLURM_ROLE" = controller ]; then
+		"$@" slurmctld -- /usr/sbin/slurmctld -D
+	else
+		"$@" -f "$(slurm_default_file slurmd)" slurmd -- /usr/sbin/slurmd -D -N "$NODE_NAME"
+	fi
+}
+
+slurmctld_up() {
+	scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+# The controller knows this node and it is not down: "State=IDLE",
+# "ALLOCATED", "MIXED", with flags such as +DRAIN (an admin's) allowed.
+slurmd_registered() {
+	_sr_state=$(scontrol -o show node "$NODE_NAME" 2>/dev/null | tr ' ' '\n' | sed -n 's/^State=//p')
+	case $_sr_state in
+	'') prov_why "the controller does not answer for node $NODE_NAME"; return 1 ;;
+	DOWN* | *NOT_RESPONDING* | *INVAL* | UNKNOWN* | FUTURE*)
+		prov_why "node $NODE_NAME is $_sr_state: $(scontrol -o show node "$NODE_NAME" | sed -n 's/.*Reason=\(.*\)/\1/p')"
+		return 1
+		;;
+	*DRAIN*)
+		prov_log "note: node $NODE_NAME is $_sr_state (drained on purpose?)"
+		;;
+	esac
+	return 0
+}
+
+step_check() {
+	slurm_applies
+	# shellcheck disable=SC2046
+	pkgs_installed $(slurm_pkgs) || return 1
+	slurm_files_ok || return 1
+	slurm_dirs_ok || return 1
+	if [ "$SLURM_ROLE" = controller ]; then
+		slurm_svc svc_running || return 1
+		slurmctld_up || prov_why "scontrol ping: the controller is not UP" || return 1
+	else
+		file_same "$(slurm_default_file slurmd)" 0644 root:root "$(slurmd_default)" || return 1
+		slurm_svc svc_running || return 1
+		slurmd_registered || return 1
+	fi
+}
+
+step_apply() {
+	if [ "$PROV_OS_FAMILY" = rhel ]; then
+		rhel_epel
+	fi
+	# shellcheck disable=SC2046
+	pkg_install $(slurm_pkgs)
+	slurm_files_put
+	slurm_dirs_put
+	if [ "$SLURM_ROLE" = controller ]; then
+		slurm_svc svc_start
+		prov_wait 30 slurmctld_up ||
+			prov_fail "slurmctld does not answer scontrol ping (see $(slurm_conf_get SlurmctldLogFile /var/log/slurm/slurmctld.log))"
+	else
+		file_put "$(slurm_default_file slurmd)" 0644 root:root "$(slurmd_default)"
+		slurm_svc svc_start
+		if ! prov_wait 30 slurmd_registered; then
+			_sa_state=$(scontrol -o show node "$NODE_NAME" 2>/dev/null | tr ' ' '\n' | sed -n 's/^State=//p')
+			case $_sa_state in
+			DOWN*)
+				# down from an earlier life of this node: slurmd runs now
+				prov_log "node $NODE_NAME is $_sa_state; resuming it"
+				scontrol update NodeName="$NODE_NAME" State=RESUME
+				prov_wait 15 slurmd_registered || true
+				;;
+			esac
+		fi
+	fi
+}

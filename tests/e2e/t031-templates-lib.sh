@@ -1,0 +1,350 @@
+#!/bin/sh
+# t031-templates-lib: the helpers of templates/lib.sh under dash, on this
+# machine, in a scratch folder: results and exit statuses of prov_run_step,
+# file_put / block_put (exact, atomic, idempotent), the NVIDIA device test
+# on a fake sysfs tree, svc_start / svc_running / svc_stop without systemd
+# (a real daemon, restarted when its files change), http_get through perl.
+#
+#   sh tests/e2e/t031-templates-lib.sh
+#
+# Needs dash and perl (exit 77 without them).  No root, no network beyond
+# 127.0.0.1.
+
+# Most test bodies are dash code in single quotes, expanded there.
+# shellcheck disable=SC2016
+
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/templates/lib.sh
+
+for c in dash perl; do
+	if ! command -v "$c" >/dev/null 2>&1; then
+		echo "# skip: t031 needs $c"
+		echo "0 passed, 0 failed, 1 skipped"
+		exit 77
+	fi
+done
+
+work=$(mktemp -d /tmp/t031.XXXXXX) || exit 1
+cleanup() {
+	# the test daemon, if a check failed before stopping it
+	if [ -f "$work/run/t031d.pid" ]; then
+		read -r pid _ <"$work/run/t031d.pid" && kill "$pid" 2>/dev/null
+	fi
+	if [ -n "${http_pid:-}" ]; then
+		kill "$http_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+num=0
+passed=0
+failed=0
+
+ok() {
+	num=$((num + 1))
+	passed=$((passed + 1))
+	echo "ok $num - $1"
+}
+
+not_ok() {
+	num=$((num + 1))
+	failed=$((failed + 1))
+	echo "not ok $num - $1"
+	if [ -s "$work/out" ]; then
+		sed 's/^/#   /' "$work/out" | head -n 30
+	fi
+}
+
+check() {
+	desc=$1
+	shift
+	if "$@" >"$work/out" 2>&1; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+me=$(id -un):$(id -gn)
+
+# shellcheck disable=SC2016
+# lsh BODY: run BODY under dash after lib.sh, with its folders in $work.
+lsh() {
+	{
+		echo "PROV_STEP=t031 PROV_SECRET_DIR=''"
+		cat "$lib"
+		echo "PROV_RUN_DIR=$work/run PROV_LOG_DIR=$work/log PROV_STATE_DIR=$work/state"
+		echo "PROV_PCI_DIR=$work/pci W=$work ME=$me"
+		echo "prov_os_detect"
+		printf '%s\n' "$1"
+	} >"$work/script.sh"
+	dash "$work/script.sh"
+}
+
+# step CHECK APPLY [SECRET_DIR]: a rendered step; prints the exit status.
+step() {
+	{
+		echo "PROV_STEP=t031 OS_DISTRO='' OS_RELEASE='' PROV_SECRET_DIR='${3:-}'"
+		cat "$lib"
+		printf 'step_check() { %s\n}\n' "$1"
+		printf 'step_apply() { %s\n}\n' "$2"
+		echo "prov_run_step"
+	} >"$work/step.sh"
+	# the script on stdin too, as with `ssh NODE sh -s`
+	cp "$work/step.sh" "$work/step.in"
+	dash "$work/step.sh" <"$work/step.in"
+	echo "exit $?"
+}
+
+expect_step() {
+	want=$1
+	shift
+	got=$(step "$@" 2>&1)
+	echo "$got"
+	[ "$(echo "$got" | tail -n 1)" = "exit $want" ]
+}
+
+# ------------------------------------------------------------------ results
+
+check "a step already done is ok (0)" expect_step 0 'true' 'false'
+check "a step that does its work is changed (100)" expect_step 100 \
+	"[ -f $work/done ]" "touch $work/done; prov_changed"
+rm -f "$work/done"
+check "apply that changed nothing, then a passing check, is ok (0)" expect_step 0 \
+	"[ -f $work/flag ] || { touch $work/flag; false; }" 'true'
+skip_out() {
+	got=$(step 'prov_skip "no NVIDIA device"' 'true' 2>/dev/null)
+	echo "$got"
+	[ "$got" = "skipped: no NVIDIA device
+exit 101" ]
+}
+check "prov_skip prints 'skipped: REASON' on stdout and exits 101" skip_out
+check "a failing command in apply fails the step (1)" expect_step 1 'false' 'false; touch /nonexistent/x'
+check "apt-get's exit status 100 in apply is failed, not changed" expect_step 1 \
+	'false' "sh -c 'exit 100'"
+check "a stray 'exit 0' in apply is failed, not ok" expect_step 1 'false' 'exit 0'
+check "a check still failing after apply is failed" expect_step 1 'false' 'prov_changed'
+check "prov_fail is failed (1)" expect_step 1 'prov_fail "broken"' 'true'
+check "apply cannot read the rest of the script from stdin" expect_step 1 \
+	'false' "cat >$work/stdin; [ ! -s $work/stdin ] && prov_changed && false"
+secret_gone() {
+	mkdir -p "$work/secret" && echo key >"$work/secret/munge.key" || return 1
+	expect_step 0 'true' 'true' "$work/secret" || return 1
+	[ ! -e "$work/secret" ] || { echo "secret dir left"; return 1; }
+	mkdir -p "$work/secret2" && echo key >"$work/secret2/munge.key" || return 1
+	expect_step 1 'false' 'false' "$work/secret2" || return 1
+	[ ! -e "$work/secret2" ] || { echo "secret dir left after a failure"; return 1; }
+}
+check "PROV_SECRET_DIR is removed at the end, also after a failure" secret_gone
+
+# ------------------------------------------------------------------ files
+
+file_put_cases() {
+	lsh '
+		f=$W/etc/a.conf
+		file_put "$f" 0640 "$ME" "line one
+line two"
+		[ "$PROV_FILE_CHANGED" = 1 ] || { echo "first write not recorded"; exit 1; }
+		[ "$(stat -c %a "$f")" = 640 ] || { echo "mode $(stat -c %a "$f")"; exit 1; }
+		[ "$(tail -c 1 "$f" | od -An -c | tr -d " ")" = "\n" ] || { echo "no final newline"; exit 1; }
+		ino=$(stat -c %i "$f")
+		file_put "$f" 0640 "$ME" "line one
+line two"
+		[ "$PROV_FILE_CHANGED" = 0 ] || { echo "same content rewritten"; exit 1; }
+		[ "$(stat -c %i "$f")" = "$ino" ] || { echo "same content replaced the file"; exit 1; }
+		file_same "$f" 0640 "$ME" "line one
+line two" || exit 1
+		file_same "$f" 0644 "$ME" "line one
+line two" && { echo "mode difference not seen"; exit 1; }
+		file_put "$f" 0644 "$ME" "line one
+line two"
+		[ "$PROV_FILE_CHANGED" = 1 ] && [ "$(stat -c %a "$f")" = 644 ] || { echo "mode not fixed"; exit 1; }
+		file_put "$f" 0644 "$ME" "new"
+		[ "$(cat "$f")" = new ] || exit 1
+		[ -z "$(ls -A "$W/etc" | grep -v "^a.conf$")" ] || { echo "temporary files left: $(ls -A "$W/etc")"; exit 1; }
+		file_put "$W/etc/empty" 0644 "$ME" ""
+		[ -f "$W/etc/empty" ] && [ ! -s "$W/etc/empty" ] || { echo "empty content"; exit 1; }
+		file_put "$W/etc/two" 0644 "$ME" "x
+"
+		[ "$(wc -c <"$W/etc/two")" -eq 2 ] || { echo "content ending in a newline got another"; exit 1; }
+		[ "$PROV_CHANGED" = 1 ] || exit 1
+		echo fine'
+}
+check "file_put writes exactly, atomically, once; fixes the mode alone" file_put_cases
+
+block_cases() {
+	lsh '
+		f=$W/hosts
+		printf "127.0.0.1 localhost\n\n# BEGIN provision\nold line\n# END provision\n# after\n\n\n" >"$f"
+		block_put "$f" "10.0.0.1 a
+10.0.0.2 b"
+		want=$(printf "127.0.0.1 localhost\n\n# BEGIN provision\n10.0.0.1 a\n10.0.0.2 b\n# END provision\n# after\n\n\nx")
+		have=$(cat "$f"; printf x)
+		[ "$have" = "$want" ] || { echo "got:"; cat -A "$f"; exit 1; }
+		block_put "$f" "10.0.0.1 a
+10.0.0.2 b"
+		[ "$PROV_FILE_CHANGED" = 0 ] || { echo "second block_put rewrote"; exit 1; }
+		block_same "$f" "10.0.0.1 a
+10.0.0.2 b" || exit 1
+		block_same "$f" "10.0.0.1 a" && { echo "a changed block not seen"; exit 1; }
+		block_put "$W/new" "x y"
+		[ "$(cat "$W/new")" = "# BEGIN provision
+x y
+# END provision" ] || { cat -A "$W/new"; exit 1; }
+		block_put "$W/new" "x y"
+		[ "$PROV_FILE_CHANGED" = 0 ] || exit 1
+		echo fine'
+}
+check "block_put replaces the managed block in place and is idempotent" block_cases
+
+# ------------------------------------------------------------------ GPUs
+
+fake_dev() {
+	mkdir -p "$work/pci/$1"
+	echo "$2" >"$work/pci/$1/vendor"
+	echo "$3" >"$work/pci/$1/class"
+}
+gpu_cases() {
+	rm -rf "$work/pci"
+	fake_dev 0000:00:02.0 0x8086 0x030000	# Intel VGA
+	fake_dev 0000:3b:00.1 0x10de 0x040300	# NVIDIA HDMI audio
+	fake_dev 0000:00:1f.0 0x8086 0x060100
+	lsh 'if has_nvidia_gpu; then echo "no GPU seen as one"; exit 1; fi' || return 1
+	fake_dev 0000:17:00.0 0x10de 0x030200	# NVIDIA 3D controller (A100, H100)
+	fake_dev 0000:65:00.0 0x10de 0x030000	# NVIDIA VGA (workstation)
+	lsh 'has_nvidia_gpu || exit 1; [ "$(nvidia_gpu_count)" = 2 ] || { nvidia_gpu_count; exit 1; }' || return 1
+	rm -rf "$work/pci"
+	lsh 'if has_nvidia_gpu; then exit 1; fi; [ "$(nvidia_gpu_count)" = 0 ]'
+}
+check "has_nvidia_gpu: vendor 0x10de with class 0x0300xx/0x0302xx only" gpu_cases
+
+# gpu-driver's checks against a stand-in nvidia-smi printing what the real
+# one prints (driver version, MIG mode, `nvidia-smi mig -lgi` table).
+gpu_driver_cases() {
+	rm -rf "$work/pci"
+	fake_dev 0000:17:00.0 0x10de 0x030200
+	fake_dev 0000:65:00.0 0x10de 0x030200
+	mkdir -p "$work/bin"
+	cat >"$work/bin/nvidia-smi" <<'EOF'
+#!/bin/sh
+case "$*" in
+*driver_version*) printf '550.90.07\n550.90.07\n' ;;
+*--query-gpu=index*) printf '0\n1\n' ;;
+*mig.mode.current*) echo Enabled ;;
+"mig -i 0 -lgi" | "mig -i 1 -lgi")
+	cat <<'T'
++-------------------------------------------------------+
+| GPU instances:                                        |
+| GPU   Name             Profile  Instance   Placement  |
+|                          ID       ID       Start:Size |
+|=======================================================|
+|   0  MIG 3g.40gb          9        2          4:4     |
++-------------------------------------------------------+
+|   0  MIG 3g.40gb          9        1          0:4     |
++-------------------------------------------------------+
+T
+	;;
+*) exit 9 ;;
+esac
+EOF
+	chmod +x "$work/bin/nvidia-smi"
+	lsh "$(cat "$top/templates/gpu-driver.sh")"'
+		PATH=$W/bin:$PATH PROV_PHASE=recheck
+		DRIVER_BRANCH=550 DRIVER_VERSION="" CUDA_VERSION="" MIG_PROFILES="3g.40gb 3g.40gb"
+		gd_driver_ok || { echo "550.90.07 not of branch 550"; exit 1; }
+		DRIVER_VERSION=550.90.07; gd_driver_ok || exit 1
+		DRIVER_VERSION=550.54.15; gd_driver_ok && { echo "wrong exact version accepted"; exit 1; }
+		DRIVER_VERSION=""; DRIVER_BRANCH=535; gd_driver_ok && { echo "wrong branch accepted"; exit 1; }
+		DRIVER_BRANCH=5; gd_driver_ok && { echo "branch 5 matched 550"; exit 1; }
+		[ "$(gd_mig_have 0)" = "3g.40gb 3g.40gb " ] || { echo "lgi parsed as [$(gd_mig_have 0)]"; exit 1; }
+		gd_mig_ok || exit 1
+		MIG_PROFILES="1g.10gb 3g.40gb"; gd_mig_ok && { echo "other layout accepted"; exit 1; }
+		MIG_PROFILES=""; gd_mig_ok || exit 1
+		CUDA_VERSION=12.4; [ "$(gd_cuda_mm)" = 12-4 ] || exit 1
+		CUDA_VERSION=12.4.1; [ "$(gd_cuda_mm)" = 12-4 ] || exit 1
+		gd_cuda_ok && { echo "missing nvcc accepted"; exit 1; }
+		gd_has_nvswitch && exit 1
+		echo fine'
+}
+check "gpu-driver: driver branch/version and MIG layout read from nvidia-smi" gpu_driver_cases
+
+extras_gpu() {
+	rm -rf "$work/pci"
+	fake_dev 0000:17:00.0 0x10de 0x030200
+	lsh "$(cat "$top/templates/extras.sh")"'
+		EXTRAS="python3 pytorch"
+		extras_plan
+		[ "$EXTRAS_PKGS" = " python3" ] || { echo "pkgs [$EXTRAS_PKGS]"; exit 1; }
+		case $EXTRAS_SKIPPED in pytorch:*) ;; *) echo "skipped [$EXTRAS_SKIPPED]"; exit 1 ;; esac
+		echo "$EXTRAS_SKIPPED"'
+}
+check "extras: pytorch on a GPU node is skipped with the reason, never a CPU-only install" extras_gpu
+rm -rf "$work/pci"
+
+# ------------------------------------------------------------------ services
+
+# alive PID: a process, not a zombie (this machine's PID 1 may not reap)
+alive_fn='alive() { [ -r "/proc/$1/stat" ] && ! sed "s/.*) //" "/proc/$1/stat" | grep -q "^[ZX]"; }'
+
+svc_cases() {
+	echo one >"$work/d.conf"
+	lsh "$alive_fn"'
+		PROV_SYSTEMD=0
+		svc_running -f "$W/d.conf" t031d -- sleep 3000 && { echo "running before start"; exit 1; }
+		svc_start -f "$W/d.conf" t031d -- sleep 3000
+		[ "$PROV_CHANGED" = 1 ] || exit 1
+		svc_running -f "$W/d.conf" t031d -- sleep 3000 || { echo "not running after start"; exit 1; }
+		pid=$(svc_pid t031d)
+		[ "$(cat /proc/$pid/comm)" = sleep ] || { echo "pid file names $(cat /proc/$pid/comm)"; exit 1; }
+		[ "$(ps -o sid= -p "$pid" | tr -d " ")" = "$pid" ] || { echo "not in its own session"; exit 1; }
+		PROV_CHANGED=0
+		svc_start -f "$W/d.conf" t031d -- sleep 3000
+		[ "$PROV_CHANGED" = 0 ] && [ "$(svc_pid t031d)" = "$pid" ] || { echo "restarted for nothing"; exit 1; }
+		echo "$pid" >"$W/pid1"
+		echo fine' || return 1
+	echo two >"$work/d.conf"
+	lsh "$alive_fn"'
+		PROV_SYSTEMD=0
+		svc_running -f "$W/d.conf" t031d -- sleep 3000 && { echo "a changed file not seen"; exit 1; }
+		svc_running -f "$W/d.conf" t031d -- sleep 3001 && { echo "a changed command not seen"; exit 1; }
+		svc_start -f "$W/d.conf" t031d -- sleep 3000
+		new=$(svc_pid t031d)
+		[ "$new" != "$(cat "$W/pid1")" ] || { echo "not restarted"; exit 1; }
+		alive "$(cat "$W/pid1")" && { echo "old daemon still runs"; exit 1; }
+		svc_running -f "$W/d.conf" t031d -- sleep 3000 || exit 1
+		svc_stop t031d
+		svc_running -f "$W/d.conf" t031d -- sleep 3000 && exit 1
+		alive "$new" && { echo "svc_stop left it running"; exit 1; }
+		echo fine'
+}
+check "svc_start without systemd: own session, pid file, restart on a changed file, svc_stop" svc_cases
+
+svc_dies() {
+	out=$(lsh 'PROV_SYSTEMD=0; svc_start t031x -- sh -c "echo boom >&2; exit 3"' 2>&1)
+	rc=$?
+	echo "$out"
+	[ "$rc" -ne 0 ] && echo "$out" | grep -q boom
+}
+check "a daemon that dies at once fails svc_start, with the end of its log" svc_dies
+
+# ------------------------------------------------------------------ http
+
+if command -v python3 >/dev/null 2>&1; then
+	mkdir -p "$work/www/-" && echo ready >"$work/www/-/ready"
+	port=$((20000 + $$ % 20000))
+	(cd "$work/www" && exec python3 -m http.server --bind 127.0.0.1 "$port") >/dev/null 2>&1 &
+	http_pid=$!
+	http_cases() {
+		lsh "prov_wait 10 prov_http_perl http://127.0.0.1:$port/-/ready || exit 1
+			[ \"\$(prov_http_perl http://127.0.0.1:$port/-/ready)\" = ready ] || exit 1
+			prov_http_perl http://127.0.0.1:$port/missing && { echo '404 taken as success'; exit 1; }
+			prov_http_perl http://127.0.0.1:1/ && exit 1
+			[ \"\$(http_get http://127.0.0.1:$port/-/ready)\" = ready ]"
+	}
+	check "http_get (and its perl fallback) reads 2xx bodies, fails on 404 and refusal" http_cases
+else
+	echo "# python3 missing: http_get not tested"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
