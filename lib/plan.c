@@ -461,6 +461,30 @@ plan_redundancy_ok(const char *s)
 	return ok;
 }
 
+/*
+ * Lists whose entries become package names or tool arguments on nodes
+ * (extras, MIG profiles): quoting keeps them out of the shell, and this
+ * keeps them out of option parsing and paths too.
+ */
+static void
+plan_check_words(struct plan_ld *ld, const struct yml_node *list,
+    const struct strvec *sv, const char *what)
+{
+	size_t	i;
+
+	for (i = 0; i < sv->n; i++) {
+		const struct yml_node	*at = list != NULL && list->kind ==
+		    YML_SEQ && i < list->n ? list->u.items[i] : list;
+
+		if (str_is_safe_word(sv->v[i]) && sv->v[i][0] != '-' &&
+		    sv->v[i][0] != '.')
+			continue;
+		plan_ld_err(ld, at, "use letters, digits, '.', '_', '+' and "
+		    "'-' only, not starting with '-' or '.'",
+		    "bad %s '%s'", what, sv->v[i]);
+	}
+}
+
 static void
 plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
     const struct yml_node *v, size_t i)
@@ -483,6 +507,7 @@ plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
 	hw->system = raw.system;
 	hw->memory_gb = raw.memory_gb;
 	hw->mig = raw.mig;
+	plan_check_words(ld, yml_map_get(v, "mig"), &hw->mig, "MIG profile");
 	if (raw.cpu != NULL) {
 		hw->cpu.src = raw.cpu;
 		(void)schema_bind(&ld->sc, raw.cpu, plan_part_fields, &hw->cpu);
@@ -710,6 +735,7 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 	if (v == NULL || yml_is_null(v))
 		return;
 	(void)schema_bind(&ld->sc, v, plan_sw_fields, sw);
+	plan_check_words(ld, yml_map_get(v, "extras"), &sw->extras, "extra");
 	/* plan_slurm_fields parks the partitions node in sw->src. */
 	parts = sw->src;
 	sw->src = v;
