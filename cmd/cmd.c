@@ -18,6 +18,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_bmc_entry,
 	&cmd_pxe_entry,
 	&cmd_bundle_entry,
+	&cmd_verify_entry,
+	&cmd_report_entry,
 	&cmd_help_entry,
 	NULL
 };

@@ -943,6 +943,26 @@ check_hw_prepare(struct check_ctx *c, struct check_hw *ch,
 		ch->height = -1;
 }
 
+double
+check_hw_draw_w(const struct plan *p, const struct plan_hw *hw,
+    int *estimated)
+{
+	struct check_ctx	c;
+	struct check_hw		ch;
+
+	memset(&c, 0, sizeof c);
+	memset(&ch, 0, sizeof ch);
+	c.p = p;
+	check_hw_prepare(&c, &ch, hw);
+	if (estimated != NULL)
+		*estimated = ch.draw_est;
+	free(ch.nics);
+	free(ch.links);
+	buf_release(&ch.detail);
+	buf_release(&ch.note);
+	return ch.draw;
+}
+
 static char *
 check_hw_subject(const struct plan_hw *hw)
 {

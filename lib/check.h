@@ -101,6 +101,15 @@ void		 check_result_release(struct check_result *);
 const char	*check_sev_name(enum check_sev);
 
 /*
+ * Full-load draw in W of one node of model `hw`, summed as the PSU budget
+ * row sums it (catalog figures, the defaults above where they are
+ * missing, a vendor maximum where the catalog has one).  *estimated (may
+ * be NULL) is set to 1 when a default stood in.  For the HTML report.
+ */
+double		 check_hw_draw_w(const struct plan *, const struct plan_hw *,
+		    int *estimated);
+
+/*
  * PCIe slot assignment of one hardware model (also drawn by the HTML
  * report).  Cards are the add-in GPUs (not SXM/OAM baseboard modules) and
  * the NICs that are neither on board, OCP 3.0 mezzanines, nor built into

@@ -1,0 +1,148 @@
+/*
+ * report.c: `provision report PLAN -o report.html`: the plan, its checks
+ * and the cluster's state as one self-contained HTML page
+ * (lib/report.c).
+ *
+ *	provision report PLAN [-o FILE] [--state FILE] [--verify-json FILE]
+ *
+ * The checks run as `provision check` runs them.  The apply state comes
+ * from --state, or from .provision/CLUSTER/state.json beside the plan
+ * when apply left one there; verify results from the output of
+ * `provision verify --json` given with --verify-json.  The page is
+ * written atomically.  Exit 0 when it was written (failed checks are in
+ * the page, not in the exit status), 1 when it could not be, 2 when the
+ * plan or an input file cannot be read.
+ */
+#include "compat.h"
+
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "check.h"
+#include "cmd.h"
+#include "facts.h"
+#include "report.h"
+#include "state.h"
+#include "verify.h"
+
+struct report_opts {
+	const char	*output;
+	const char	*state;
+	const char	*verify_json;
+};
+
+static const struct opt_spec report_opts_spec[] = {
+	{ "output", 'o', OPT_STR, offsetof(struct report_opts, output), "FILE",
+	  "write the page here (default report.html; - for stdout)" },
+	{ "state", 0, OPT_STR, offsetof(struct report_opts, state), "FILE",
+	  "apply's state file (default .provision/CLUSTER/state.json beside "
+	  "the plan, when there)" },
+	{ "verify-json", 0, OPT_STR, offsetof(struct report_opts,
+	  verify_json), "FILE", "results of provision verify --json to show" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static int cmd_report_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_report_entry = {
+	"report", NULL,
+	"[-o FILE] [--state FILE] [--verify-json FILE] PLAN",
+	"write one self-contained HTML page: rack elevations, power and "
+	"cooling, PSU budgets, PCIe slot maps, checks, apply and verify "
+	"results",
+	report_opts_spec, sizeof(struct report_opts), NULL, CMD_LOADS_PLAN,
+	cmd_report_exec
+};
+
+static int
+cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct report_opts	*o = optsp;
+	struct report_in	 in = REPORT_IN_INIT;
+	struct check_result	 cr = CHECK_RESULT_INIT;
+	struct facts_rows	 vrows = FACTS_ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct state		*st = NULL;
+	struct buf		 b = BUF_INIT, vj = BUF_INIT;
+	char			*state_path = NULL, when[64];
+	const char		*out = o->output != NULL ? o->output :
+				    "report.html";
+	time_t			 now = time(NULL);
+	struct tm		 tm;
+	int			 r = PROV_EXIT_USAGE;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_report_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (check_plan(&cr, ctx->plan, &err) != 0) {
+		fprintf(ctx->err, "provision report: %s\n", err.msg);
+		goto out;
+	}
+	/* apply's state: given, or the default one when it exists */
+	if (o->state != NULL)
+		state_path = xstrdup(o->state);
+	else {
+		state_path = xasprintf("%s/.provision/%s/state.json",
+		    ctx->plan->dir, ctx->plan->cluster);
+		if (access(state_path, R_OK) != 0) {
+			free(state_path);
+			state_path = NULL;
+		}
+	}
+	if (state_path != NULL) {
+		if (o->state != NULL && access(state_path, R_OK) != 0) {
+			fprintf(ctx->err, "provision report: cannot read '%s': "
+			    "%s\n", state_path, strerror(errno));
+			goto out;
+		}
+		if (state_open(&st, state_path, &err) != 0) {
+			fprintf(ctx->err, "provision report: %s\n", err.msg);
+			goto out;
+		}
+	}
+	if (o->verify_json != NULL) {
+		if (buf_read_file(&vj, o->verify_json) != 0) {
+			fprintf(ctx->err, "provision report: cannot read '%s': "
+			    "%s\n", o->verify_json, strerror(errno));
+			goto out;
+		}
+		if (verify_from_json(&vrows, o->verify_json, vj.buf, vj.len,
+		    &err) != 0) {
+			fprintf(ctx->err, "provision report: %s\n", err.msg);
+			goto out;
+		}
+	}
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+	in.plan = ctx->plan;
+	in.checks = &cr;
+	in.state = st;
+	in.state_path = state_path;
+	in.verify = o->verify_json != NULL ? &vrows : NULL;
+	in.verify_path = o->verify_json;
+	in.generated = when;
+	report_html(&b, &in);
+	if (strcmp(out, "-") == 0)
+		fwrite(b.buf, 1, b.len, ctx->out);
+	else if (buf_write_file_atomic(out, b.buf, b.len, 0644) != 0) {
+		fprintf(ctx->err, "provision report: cannot write '%s': %s\n",
+		    out, strerror(errno));
+		r = PROV_EXIT_FAIL;
+		goto out;
+	} else
+		fprintf(ctx->err, "provision report: %s (%zu bytes): %zu ok, "
+		    "%zu warn, %zu fail, %zu skip\n", out, b.len, cr.nok,
+		    cr.nwarn, cr.nfail, cr.nskip);
+	r = PROV_EXIT_OK;
+out:
+	buf_release(&b);
+	buf_release(&vj);
+	check_result_release(&cr);
+	facts_rows_release(&vrows);
+	state_free(st);
+	free(state_path);
+	prov_err_release(&err);
+	return r;
+}

@@ -1,0 +1,243 @@
+/*
+ * verify.c: `provision verify PLAN`: prove that the running cluster is
+ * the planned one.
+ *
+ *	provision verify PLAN [-n NODESET] [--burn-in] [--json]
+ *	    [--junit FILE] [-q]
+ *
+ * Every node answers one script over SSH (lib/verify.c); the head also
+ * asks Slurm or Kubernetes about the others and runs a test job on
+ * them; Prometheus is read from here.  Each check is a row: node, check,
+ * expected, found, verdict, reason.  A check that cannot run is a skip
+ * row with its reason, never an ok.
+ *
+ * Exit 0 when nothing failed, 1 when a check failed, 2 when verify could
+ * not run: the plan is unreadable, the options are wrong, or no node
+ * answered at all.
+ */
+#include "compat.h"
+
+#include <errno.h>
+
+#include "buf.h"
+#include "cmd.h"
+#include "facts.h"
+#include "verify.h"
+
+struct verify_cmd_opts {
+	int		 json;
+	int		 quiet;
+	int		 burn_in;
+	const char	*junit;
+	const char	*nodes;
+	long		 forks;
+	long		 job_timeout;
+	long		 timeout;
+	const char	*prometheus;
+};
+
+static const struct opt_spec verify_opts_spec[] = {
+	{ "json", 0, OPT_BOOL, offsetof(struct verify_cmd_opts, json), NULL,
+	  "print one JSON object per check, with totals" },
+	{ "junit", 0, OPT_STR, offsetof(struct verify_cmd_opts, junit), "FILE",
+	  "also write the checks as JUnit XML (for CI) to FILE" },
+	{ "quiet", 'q', OPT_BOOL, offsetof(struct verify_cmd_opts, quiet),
+	  NULL, "print only warnings, failures and the summary" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct verify_cmd_opts, nodes),
+	  "NODESET", "only these nodes (hostlist, e.g. gpu[01-04])" },
+	{ "burn-in", 0, OPT_BOOL, offsetof(struct verify_cmd_opts, burn_in),
+	  NULL, "also run dcgmi diag -r 2 and nccl-tests all_reduce_perf" },
+	{ "forks", 0, OPT_LONG, offsetof(struct verify_cmd_opts, forks), "N",
+	  "nodes at once (default: the plan's ssh.forks)" },
+	{ "job-timeout", 0, OPT_LONG, offsetof(struct verify_cmd_opts,
+	  job_timeout), "S", "seconds a Slurm test job may take (default 60)" },
+	{ "timeout", 0, OPT_LONG, offsetof(struct verify_cmd_opts, timeout),
+	  "S", "seconds per node (default 300, 3600 with --burn-in)" },
+	{ "prometheus", 0, OPT_STR, offsetof(struct verify_cmd_opts,
+	  prometheus), "URL", "Prometheus to ask (default: http://HOST:9090 "
+	  "of the plan's monitoring host)" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static int cmd_verify_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_verify_entry = {
+	"verify", NULL,
+	"[-n NODESET] [--burn-in] [--json] [--junit FILE] [-q] PLAN",
+	"prove the running cluster matches the plan: GPUs, driver, ECC, "
+	"links, fabric, names, time, Slurm/Kubernetes, Prometheus",
+	verify_opts_spec, sizeof(struct verify_cmd_opts), NULL, CMD_LOADS_PLAN,
+	cmd_verify_exec
+};
+
+static const char *
+cmd_verify_s(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+static size_t
+cmd_verify_width(const char *s)
+{
+	size_t	n = 0;
+
+	for (; s != NULL && *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Pad to w display columns, cutting at `max` with "..." */
+static void
+cmd_verify_cell(FILE *fp, const char *s, size_t w)
+{
+	size_t	n = cmd_verify_width(s), i = 0;
+
+	if (n > w) {
+		const char	*p = s;
+
+		for (; *p != '\0' && i + 3 < w; p++) {
+			fputc(*p, fp);
+			if (((unsigned char)p[1] & 0xc0) != 0x80)
+				i++;
+		}
+		fputs("...", fp);
+		return;
+	}
+	fputs(s, fp);
+	for (; n < w; n++)
+		fputc(' ', fp);
+}
+
+static const char *
+cmd_verify_label(const struct cmd_ctx *ctx, enum facts_verdict v)
+{
+	if (!ctx->tty)
+		return facts_verdict_name(v);
+	switch (v) {
+	case FACTS_OK:
+		return "\033[32mok\033[0m  ";
+	case FACTS_WARN:
+		return "\033[33mwarn\033[0m";
+	case FACTS_FAIL:
+		return "\033[1;31mFAIL\033[0m";
+	default:
+		return "\033[2mskip\033[0m";
+	}
+}
+
+static void
+cmd_verify_table(struct cmd_ctx *ctx, const struct verify_cmd_opts *o,
+    const struct facts_rows *rows)
+{
+	FILE	*fp = ctx->out;
+	size_t	 wn = 4, ww = 5, we = 8, wf = 5, i, l;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct facts_row	*r = &rows->v[i];
+
+		if (o->quiet && (r->verdict == FACTS_OK ||
+		    r->verdict == FACTS_SKIP))
+			continue;
+		if ((l = cmd_verify_width(r->node)) > wn)
+			wn = l;
+		if ((l = cmd_verify_width(r->what)) > ww)
+			ww = l;
+		if ((l = cmd_verify_width(r->expected)) > we)
+			we = l;
+		if ((l = cmd_verify_width(r->found)) > wf)
+			wf = l;
+	}
+	we = we > 32 ? 32 : we;
+	wf = wf > 36 ? 36 : wf;
+	fputs("      ", fp);
+	cmd_verify_cell(fp, "NODE", wn + 2);
+	cmd_verify_cell(fp, "CHECK", ww + 2);
+	cmd_verify_cell(fp, "EXPECTED", we + 2);
+	cmd_verify_cell(fp, "FOUND", wf + 2);
+	fputs("REASON\n", fp);
+	for (i = 0; i < rows->n; i++) {
+		const struct facts_row	*r = &rows->v[i];
+
+		if (o->quiet && (r->verdict == FACTS_OK ||
+		    r->verdict == FACTS_SKIP))
+			continue;
+		fprintf(fp, "%s  ", cmd_verify_label(ctx, r->verdict));
+		if (!ctx->tty)
+			fputs(r->verdict == FACTS_OK ? "  " : "", fp);
+		cmd_verify_cell(fp, r->node, wn + 2);
+		cmd_verify_cell(fp, r->what, ww + 2);
+		cmd_verify_cell(fp, cmd_verify_s(r->expected), we);
+		fputs("  ", fp);
+		cmd_verify_cell(fp, cmd_verify_s(r->found), wf);
+		fputs("  ", fp);
+		fputs(r->reason != NULL ? r->reason : "", fp);
+		fputc('\n', fp);
+	}
+}
+
+static int
+cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct verify_cmd_opts	*o = optsp;
+	struct verify_opts	 vo = VERIFY_OPTS_INIT;
+	struct verify_stats	 st;
+	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct strvec		 notes = STRVEC_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 b = BUF_INIT;
+	size_t			 i, nfail;
+	int			 r = PROV_EXIT_USAGE;
+
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	vo.burn_in = o->burn_in;
+	vo.nodes = o->nodes;
+	vo.forks = o->forks;
+	if (o->job_timeout > 0)
+		vo.job_timeout_s = o->job_timeout;
+	vo.command_timeout_s = o->timeout;
+	vo.prometheus_url = o->prometheus;
+	if (ctx->plan->ssh.passphrase_env != NULL)
+		vo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
+	if (verify_run(&rows, &st, ctx->plan, &vo, &notes, &err) != 0) {
+		fprintf(ctx->err, "provision verify: %s\n", err.msg);
+		goto out;
+	}
+	for (i = 0; i < notes.n; i++)
+		fprintf(ctx->err, "provision verify: %s\n", notes.v[i]);
+	if (o->junit != NULL) {
+		verify_to_junit(&b, ctx->plan_path, &rows);
+		if (buf_write_file_atomic(o->junit, b.buf, b.len, 0644) != 0) {
+			fprintf(ctx->err, "provision verify: cannot write "
+			    "'%s': %s\n", o->junit, strerror(errno));
+			goto out;
+		}
+		buf_reset(&b);
+	}
+	if (o->json) {
+		verify_to_json(&b, ctx->plan_path, &rows, &st);
+		fwrite(b.buf, 1, b.len, ctx->out);
+	} else {
+		cmd_verify_table(ctx, o, &rows);
+		fprintf(ctx->out, "%zu node%s, %zu answered: %zu ok, %zu warn, "
+		    "%zu fail, %zu skip\n", st.nodes, st.nodes == 1 ? "" : "s",
+		    st.reached, facts_rows_count(&rows, FACTS_OK),
+		    facts_rows_count(&rows, FACTS_WARN),
+		    facts_rows_count(&rows, FACTS_FAIL),
+		    facts_rows_count(&rows, FACTS_SKIP));
+	}
+	nfail = facts_rows_count(&rows, FACTS_FAIL);
+	if (st.reached == 0) {
+		fprintf(ctx->err, "provision verify: no node answered\n");
+		r = PROV_EXIT_USAGE;
+	} else
+		r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+out:
+	buf_release(&b);
+	facts_rows_release(&rows);
+	strvec_clear(&notes);
+	prov_err_release(&err);
+	return r;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# provision verify on the local testbed, after a real apply: the cluster
+# passes, with the GPU checks skipped for their reason (the testbed has no
+# NVIDIA device) and the Slurm and Prometheus checks passing; --json has
+# one object per check and totals, --junit a JUnit file CI systems read.
+# Then slurmd is stopped on worker-02: verify exits 1 and names worker-02
+# and the Slurm check, and worker-01 still passes.  With every node down
+# verify cannot run at all: exit 2.
+#
+# The testbed (127.0.10.x) is shared with other tests: this one waits
+# while an apply or another testbed test runs, and brings it down at the
+# end.
+. "$(dirname "$0")/lib.sh"
+set -u
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
+command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+cd "$TOP" || exit 1
+
+PLAN=examples/testbed.yaml
+STATE=$(mktemp -d /tmp/t110-state.XXXXXX)
+OUT=$(mktemp -d /tmp/t110-out.XXXXXX)
+export PROVISION
+
+cleanup() {
+	scripts/testbed down "$PLAN" >/dev/null 2>&1
+	rm -rf "$STATE" "$OUT"
+}
+
+# Another user of the testbed: an apply on it, or a testbed test.
+busy() {
+	pgrep -f 'provision apply .*testbed[.]yaml|t100-apply-testbed' >/dev/null 2>&1
+}
+waited=0
+while busy && [ "$waited" -lt 1200 ]; do
+	[ "$waited" -eq 0 ] && echo "# the testbed is in use: waiting"
+	sleep 10
+	waited=$((waited + 10))
+done
+trap cleanup EXIT INT TERM
+
+# jq-free JSON questions: q FILE EXPR (python, d = the verify JSON)
+q() {
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+rows = d["checks"]
+def row(node, check):
+    m = [r for r in rows if r["node"] == node and r["check"] == check]
+    return m[0] if m else None
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
+
+check "testbed up" scripts/testbed up "$PLAN"
+if "$PROVISION" apply --plain --state-dir "$STATE" "$PLAN" > "$OUT/apply.txt" 2>&1; then
+	ok "apply succeeds"
+else
+	not_ok "apply succeeds"; tail -20 "$OUT/apply.txt" | sed 's/^/# /'
+	done_testing; exit 1
+fi
+
+# Prometheus scrapes every 15 s: give the exporters their first scrape.
+i=0
+while [ $i -lt 20 ]; do
+	curl -s --max-time 5 http://127.0.10.1:9090/api/v1/targets > "$OUT/targets.json" 2>/dev/null
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["data"]["activeTargets"]; sys.exit(0 if len(t) >= 3 and all(x["health"] == "up" for x in t) else 1)' \
+	    "$OUT/targets.json" 2>/dev/null && break
+	sleep 3
+	i=$((i + 1))
+done
+
+# --- a healthy cluster -------------------------------------------------
+"$PROVISION" verify --json --junit "$OUT/junit.xml" "$PLAN" > "$OUT/v1.json" 2> "$OUT/v1.err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "verify passes after apply"; else
+	not_ok "verify passes after apply (exit $rc)"
+	python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["checks"]:
+    if r["verdict"] == "fail": print("#", r["node"], r["check"], r["reason"])' "$OUT/v1.json" 2>/dev/null
+	sed 's/^/# /' "$OUT/v1.err"
+fi
+check "json: totals match the rows" q "$OUT/v1.json" \
+    'all(d["summary"][v] == sum(1 for r in rows if r["verdict"] == v) for v in ("ok","warn","fail","skip")) and d["summary"]["reached"] == 3'
+check "json: no check failed" q "$OUT/v1.json" 'd["summary"]["fail"] == 0'
+check "gpu checks skipped with the reason on every node" q "$OUT/v1.json" \
+    'all(row(n, "gpu")["verdict"] == "skip" and "no NVIDIA device" in row(n, "gpu")["reason"] for n in ("head-01","worker-01","worker-02"))'
+check "no gpu check passes on a node without GPUs" q "$OUT/v1.json" \
+    'not any(r["check"].startswith("gpu") and r["verdict"] == "ok" for r in rows)'
+check "slurm: controller UP on the head" q "$OUT/v1.json" 'row("head-01", "slurm controller")["verdict"] == "ok"'
+check "slurm: both workers idle, no GPU GRES, a job ran on each" q "$OUT/v1.json" \
+    'all(row(n, c)["verdict"] == "ok" for n in ("worker-01","worker-02") for c in ("slurm node","slurm gres","slurm job","daemon slurmd","daemon munged"))'
+check "prometheus: api answers, every node exporter target up" q "$OUT/v1.json" \
+    'row("head-01","prometheus api")["verdict"] == "ok" and all(row(n,"prometheus node")["verdict"] == "ok" and row(n,"prometheus node")["found"] == "up" for n in ("head-01","worker-01","worker-02"))'
+check "names resolve and every node reaches the others" q "$OUT/v1.json" \
+    'all(row(n,"resolve")["verdict"] == "ok" and row(n,"reach")["verdict"] == "ok" and row(n,"hostname")["verdict"] == "ok" for n in ("head-01","worker-01","worker-02"))'
+check "time is judged on every node" q "$OUT/v1.json" \
+    'all(row(n,"time sync")["verdict"] in ("ok","warn") for n in ("head-01","worker-01","worker-02"))'
+if python3 - "$OUT/junit.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot()
+assert t.tag == "testsuites" and t.get("failures") == "0", t.attrib
+suites = {s.get("name"): s for s in t.findall("testsuite")}
+assert set(suites) == {"head-01", "worker-01", "worker-02"}, suites.keys()
+n = sum(len(s.findall("testcase")) for s in suites.values())
+assert n == int(t.get("tests")), (n, t.get("tests"))
+assert suites["worker-01"].find("testcase[@name='gpu']/skipped") is not None
+PY
+then ok "junit: one suite per node, skips as <skipped>"; else not_ok "junit: one suite per node, skips as <skipped>"; fi
+"$PROVISION" verify "$PLAN" > "$OUT/table.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^3 nodes, 3 answered: .* 0 fail' "$OUT/table.txt" &&
+    ok "table: exit 0 and the totals line" || { not_ok "table: exit 0 and the totals line (exit $rc)"; tail -3 "$OUT/table.txt" | sed 's/^/# /'; }
+
+# --- slurmd stopped on worker-02 -----------------------------------------
+# The daemon that apply started: its pid file, not a name.
+scripts/testbed shell worker-02 sh -c 'read -r pid start < /run/provision/slurmd.pid && kill "$pid"'
+i=0
+while scripts/testbed shell worker-02 pgrep -x slurmd >/dev/null 2>&1 && [ $i -lt 20 ]; do
+	sleep 0.5; i=$((i + 1))
+done
+"$PROVISION" verify --json "$PLAN" > "$OUT/v2.json" 2> "$OUT/v2.err"
+rc=$?
+if [ $rc -eq 1 ]; then ok "verify exits 1 with slurmd stopped"; else not_ok "verify exits 1 with slurmd stopped (exit $rc)"; fi
+check "the failure names worker-02 and its slurm daemon" q "$OUT/v2.json" \
+    'row("worker-02","daemon slurmd")["verdict"] == "fail"'
+check "the slurm job check fails on worker-02" q "$OUT/v2.json" \
+    'row("worker-02","slurm job")["verdict"] == "fail" or row("worker-02","slurm node")["verdict"] == "fail"'
+check "every failure is on worker-02 and about slurm" q "$OUT/v2.json" \
+    'all(r["node"] == "worker-02" and ("slurm" in r["check"]) for r in rows if r["verdict"] == "fail")'
+check "worker-01 still runs a job" q "$OUT/v2.json" 'row("worker-01","slurm job")["verdict"] == "ok"'
+"$PROVISION" verify -q "$PLAN" > "$OUT/table2.txt" 2>&1
+grep -Eq '^FAIL +worker-02 +(daemon slurmd|slurm)' "$OUT/table2.txt" || grep -Eq '^fail +worker-02 +(daemon slurmd|slurm)' "$OUT/table2.txt" &&
+    ok "table names worker-02 and the slurm check" || { not_ok "table names worker-02 and the slurm check"; sed 's/^/# /' "$OUT/table2.txt"; }
+
+# --- nothing answers -------------------------------------------------------
+scripts/testbed down "$PLAN" >/dev/null 2>&1
+expect_code 2 "every node down: exit 2 (could not run)" "$PROVISION" verify "$PLAN"
+
+done_testing

@@ -1,0 +1,838 @@
+/*
+ * test_verify.c: the parsers of lib/verify.c against real recorded tool
+ * outputs (tests/fixtures/facts/, each with a .source naming where it
+ * came from): nvidia-smi -q -x of three GPU generations, sinfo and
+ * scontrol of two Slurm releases, a kernel log with an XID, nccl-tests
+ * on two H100 nodes, chronyc and Prometheus; then the judgement on a
+ * node answer built from those outputs, the verify script run here with
+ * /bin/sh, and the JSON and JUnit forms.
+ */
+#include "compat.h"
+
+#include <math.h>
+
+#include "buf.h"
+#include "facts.h"
+#include "plan.h"
+#include "str.h"
+#include "test.h"
+#include "verify.h"
+
+static char *
+fixture(const char *name)
+{
+	struct buf	 b = BUF_INIT;
+	char		*rel = xasprintf("tests/fixtures/facts/%s", name);
+	char		*path = test_path(rel);
+
+	if (buf_read_file(&b, path) != 0)
+		ck_abort_msg("cannot read fixture %s: %s", path,
+		    strerror(errno));
+	free(rel);
+	free(path);
+	return buf_detach(&b, NULL);
+}
+
+static struct plan *
+load_plan(const char *rel)
+{
+	struct plan_opts	 o = PLAN_OPTS_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct plan		*p = NULL;
+	char			*dir = test_path("profiles");
+	char			*path = test_path(rel);
+
+	o.builtin_dir = dir;
+	if (plan_load(&p, path, &o, &errs) != 0) {
+		prov_errs_print(&errs, stderr);
+		ck_abort_msg("plan %s did not load", rel);
+	}
+	prov_errs_release(&errs);
+	free(dir);
+	free(path);	/* the plan keeps its own copy */
+	return p;
+}
+
+static const struct facts_row *
+find_row(const struct facts_rows *r, const char *node, const char *what)
+{
+	size_t	i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].node, node) == 0 &&
+		    strcmp(r->v[i].what, what) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+/* The rows, when TEST_VERBOSE is set. */
+static void
+dump_rows(const struct facts_rows *r)
+{
+	size_t	i;
+
+	if (getenv("TEST_VERBOSE") == NULL)
+		return;
+	for (i = 0; i < r->n; i++)
+		fprintf(stderr, "  %s %s | %s | %s | %s | %s\n",
+		    facts_verdict_name(r->v[i].verdict), r->v[i].node,
+		    r->v[i].what, r->v[i].expected ? r->v[i].expected : "-",
+		    r->v[i].found ? r->v[i].found : "-",
+		    r->v[i].reason ? r->v[i].reason : "-");
+}
+
+/* ------------------------------------------------------------------ */
+/* nvidia-smi -q -x */
+
+START_TEST(test_nvsmi_a100_mig)
+{
+	struct verify_nvsmi	 nv;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*t = fixture(
+	    "nvidia-smi-qx-a100-sxm4-80gb-mig.xml");
+	const struct verify_gpu	*g;
+
+	memset(&nv, 0, sizeof nv);
+	ck_assert_ok(verify_parse_nvsmi_xml(&nv, t, &err), &err);
+	ck_assert_str_eq(nv.driver_version, "535.54.03");
+	ck_assert_int_eq(nv.attached, 4);
+	ck_assert_uint_eq(nv.n, 1);	/* the file holds one <gpu> */
+	g = &nv.gpus[0];
+	ck_assert_str_eq(g->bus_id, "0000:01:00.0");
+	ck_assert_str_eq(g->persistence, "Disabled");
+	ck_assert_str_eq(g->ecc_mode, "Enabled");
+	/* sram_ and dram_ counters, all 0 */
+	ck_assert_int_eq(g->ecc_vol_unc, 0);
+	ck_assert_int_eq(g->ecc_agg_unc, 0);
+	ck_assert_int_eq(g->ecc_vol_cor, 0);
+	ck_assert_int_eq(g->ecc_agg_cor, 0);
+	/* retired pages N/A, <remapped_rows>N/A</remapped_rows> */
+	ck_assert_int_eq(g->retired_sbe, -1);
+	ck_assert_int_eq(g->retired_dbe, -1);
+	ck_assert_int_eq(g->retire_pending, -1);
+	ck_assert_int_eq(g->remap_failure, -1);
+	verify_nvsmi_release(&nv);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_nvsmi_a5000_no_ecc)
+{
+	struct verify_nvsmi	nv;
+	struct prov_err		err = PROV_ERR_INIT;
+	char			*t = fixture("nvidia-smi-qx-2x-rtx-a5000.xml");
+	size_t			i;
+
+	memset(&nv, 0, sizeof nv);
+	ck_assert_ok(verify_parse_nvsmi_xml(&nv, t, &err), &err);
+	ck_assert_str_eq(nv.driver_version, "590.44.01");
+	ck_assert_uint_eq(nv.n, 2);
+	ck_assert_str_eq(nv.gpus[0].bus_id, "0000:81:00.0");
+	ck_assert_str_eq(nv.gpus[1].bus_id, "0000:c1:00.0");
+	for (i = 0; i < 2; i++) {
+		const struct verify_gpu	*g = &nv.gpus[i];
+
+		ck_assert_str_eq(g->persistence, "Enabled");
+		ck_assert_str_eq(g->ecc_mode, "Disabled");
+		/* every ECC counter is N/A: unknown, not 0 */
+		ck_assert_int_eq(g->ecc_vol_unc, -1);
+		ck_assert_int_eq(g->ecc_agg_cor, -1);
+		ck_assert_int_eq(g->retired_dbe, -1);
+		/* row remapping is reported: 0 rows, no failure */
+		ck_assert_int_eq(g->remap_unc, 0);
+		ck_assert_int_eq(g->remap_failure, 0);
+		ck_assert_int_eq(g->remap_pending, 0);
+	}
+	verify_nvsmi_release(&nv);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_nvsmi_p100_old_layout)
+{
+	struct verify_nvsmi	 nv;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*t = fixture("nvidia-smi-qx-tesla-p100.xml");
+	const struct verify_gpu	*g;
+
+	memset(&nv, 0, sizeof nv);
+	ck_assert_ok(verify_parse_nvsmi_xml(&nv, t, &err), &err);
+	ck_assert_str_eq(nv.driver_version, "510.47.03");
+	ck_assert_uint_eq(nv.n, 1);
+	g = &nv.gpus[0];
+	ck_assert_str_eq(g->bus_id, "0000:00:04.0");
+	ck_assert_str_eq(g->ecc_mode, "Enabled");
+	/* single_bit/double_bit blocks: only their totals count */
+	ck_assert_int_eq(g->ecc_vol_unc, 0);
+	ck_assert_int_eq(g->ecc_vol_cor, 0);
+	ck_assert_int_eq(g->ecc_agg_unc, 0);
+	ck_assert_int_eq(g->ecc_agg_cor, 3);
+	ck_assert_int_eq(g->retired_sbe, 0);
+	ck_assert_int_eq(g->retired_dbe, 0);
+	ck_assert_int_eq(g->retire_pending, 0);
+	verify_nvsmi_release(&nv);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_nvsmi_not_xml)
+{
+	static const char *const bad[] = {
+		"<?xml version=\"1.0\" ?><other_log><gpu/></other_log>",
+		"<nvidia_smi_log><gpu><a>1</b></gpu></nvidia_smi_log>",
+		"<nvidia_smi_log><gpu>",
+		"index, name\n0, NVIDIA H100\n",
+		"",
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct verify_nvsmi	nv;
+		struct prov_err		err = PROV_ERR_INIT;
+
+		memset(&nv, 0, sizeof nv);
+		ck_assert_msg(verify_parse_nvsmi_xml(&nv, bad[i], &err) != 0,
+		    "accepted: %s", bad[i]);
+		ck_assert_int_eq(err.code, PROV_E_PARSE);
+		verify_nvsmi_release(&nv);
+		prov_err_release(&err);
+	}
+}
+END_TEST
+
+/* A CSV is not XML: the facts CSV fixture must be refused. */
+START_TEST(test_nvsmi_csv_refused)
+{
+	struct verify_nvsmi	 nv;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*t = fixture("nvidia-smi-query-all-h100.csv");
+
+	memset(&nv, 0, sizeof nv);
+	ck_assert_int_ne(verify_parse_nvsmi_xml(&nv, t, &err), 0);
+	verify_nvsmi_release(&nv);
+	prov_err_release(&err);
+	free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Slurm */
+
+START_TEST(test_sinfo_slurm25)
+{
+	struct verify_slurm		 s;
+	struct prov_err			 err = PROV_ERR_INIT;
+	char				*t = fixture(
+	    "sinfo-N-O-gres-gresused-slurm25.05.txt");
+	const struct verify_snode	*n;
+	const char			*why;
+
+	memset(&s, 0, sizeof s);
+	ck_assert_ok(verify_parse_sinfo(&s, t, "node,allocmem,memory,cpus,"
+	    "state,partition,gres,gresused", &err), &err);
+	/* one line per node and partition: 6 nodes */
+	ck_assert_uint_eq(s.n, 6);
+	n = verify_slurm_find(&s, "a001");
+	ck_assert_str_eq(n->state, "allocated");
+	ck_assert_str_eq(n->gres, "gpu:model_a:4(S:0-3)");
+	ck_assert_int_eq(verify_gres_gpus(n->gres), 4);
+	ck_assert(verify_slurm_state_ok(n->state, &why));
+	n = verify_slurm_find(&s, "a002");
+	ck_assert_str_eq(n->state, "drained*");
+	ck_assert(!verify_slurm_state_ok(n->state, &why));
+	ck_assert_str_eq(why, "drained");
+	ck_assert(!verify_slurm_state_ok("maint", &why));
+	ck_assert(verify_slurm_state_ok(verify_slurm_find(&s, "a003")->state,
+	    &why));
+	ck_assert(verify_slurm_state_ok(verify_slurm_find(&s, "a005")->state,
+	    &why));
+	ck_assert_int_eq(verify_gres_gpus(verify_slurm_find(&s,
+	    "c001")->gres), 0);
+	verify_slurm_release(&s);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_sinfo_bad)
+{
+	struct verify_slurm	s;
+	struct prov_err		err = PROV_ERR_INIT;
+
+	memset(&s, 0, sizeof s);
+	/* too few columns for the fields */
+	ck_assert_int_ne(verify_parse_sinfo(&s, "a001 idle\n",
+	    "node,state,gres", &err), 0);
+	prov_err_release(&err);
+	/* an error message is not a node list */
+	ck_assert_int_ne(verify_parse_sinfo(&s, "slurm_load_partitions: "
+	    "Unable to contact slurm controller (connect failure)\n",
+	    "node,state,gres", &err), 0);
+	prov_err_release(&err);
+	ck_assert_int_ne(verify_parse_sinfo(&s, "", "state", &err), 0);
+	prov_err_release(&err);
+	verify_slurm_release(&s);
+}
+END_TEST
+
+START_TEST(test_scontrol_slurm24)
+{
+	struct verify_slurm		 s;
+	struct prov_err			 err = PROV_ERR_INIT;
+	char				*t = fixture(
+	    "scontrol-show-nodes-o-slurm24.11-gres.txt");
+	const struct verify_snode	*n;
+	const char			*why;
+
+	memset(&s, 0, sizeof s);
+	ck_assert_ok(verify_parse_scontrol(&s, t, &err), &err);
+	ck_assert_uint_eq(s.n, 20);
+	n = verify_slurm_find(&s, "na1");
+	ck_assert_str_eq(n->state, "MIXED+DYNAMIC_NORM");
+	ck_assert(verify_slurm_state_ok(n->state, &why));
+	ck_assert_str_eq(n->gres, "(null)");
+	ck_assert_int_eq(verify_gres_gpus(n->gres), 0);
+	ck_assert_ptr_null(n->reason);
+	/* "OS=Linux 6.18 #1 SMP" has blanks: the keys after it count */
+	n = verify_slurm_find(&s, "nb1");
+	ck_assert_str_eq(n->gres, "gpu:model_a:4");
+	ck_assert_int_eq(verify_gres_gpus(n->gres), 4);
+	ck_assert_str_eq(n->state, "IDLE+DYNAMIC_NORM");
+	n = verify_slurm_find(&s, "nb9");
+	ck_assert_int_eq(verify_gres_gpus(n->gres), 4);	/* 2 + 2 */
+	ck_assert_ptr_nonnull(verify_slurm_find(&s, "nb10"));
+	verify_slurm_release(&s);
+	free(t);
+
+	memset(&s, 0, sizeof s);
+	ck_assert_int_ne(verify_parse_scontrol(&s, "No nodes in the system\n",
+	    &err), 0);
+	prov_err_release(&err);
+	verify_slurm_release(&s);
+}
+END_TEST
+
+START_TEST(test_slurm_states)
+{
+	static const struct {
+		const char	*state;
+		int		 ok;
+		const char	*why;
+	} cases[] = {
+		{ "idle", 1, NULL }, { "alloc", 1, NULL }, { "mix", 1, NULL },
+		{ "IDLE", 1, NULL }, { "MIXED", 1, NULL },
+		{ "ALLOCATED+DYNAMIC_NORM", 1, NULL }, { "comp", 1, NULL },
+		{ "idle*", 0, "not responding" },
+		{ "IDLE+NOT_RESPONDING", 0, "not responding" },
+		{ "down*", 0, "down" }, { "DOWN", 0, "down" },
+		{ "drain", 0, "drained" }, { "drng", 0, "draining" },
+		{ "MIXED+DRAIN", 0, "drained" }, { "idle~", 0, "powered down" },
+		{ "maint", 0, "in maintenance" }, { "unk", 0, "state unknown" },
+		{ "future", 0, "not yet in service" },
+		{ "", 0, "no state" },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char	*why = NULL;
+		int		 ok = verify_slurm_state_ok(cases[i].state,
+				    &why);
+
+		ck_assert_msg(ok == cases[i].ok, "%s: %d", cases[i].state, ok);
+		if (cases[i].why != NULL)
+			ck_assert_msg(why != NULL && strcmp(why,
+			    cases[i].why) == 0, "%s: why '%s'", cases[i].state,
+			    why ? why : "(null)");
+	}
+}
+END_TEST
+
+START_TEST(test_gres_gpus)
+{
+	static const struct {
+		const char	*gres;
+		long		 n;
+	} cases[] = {
+		{ "gpu:4", 4 }, { "gpu:h100:8", 8 }, { "(null)", 0 },
+		{ "gpu:model_a:2,gpu:model_b:2", 4 },
+		{ "gpu:model_a:4(S:0-3)", 4 }, { "gpu", 1 },
+		{ "gpu:a100:4(S:0-1),shard:8", 4 }, { "", 0 }, { NULL, 0 },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ck_assert_msg(verify_gres_gpus(cases[i].gres) == cases[i].n,
+		    "%s", cases[i].gres ? cases[i].gres : "NULL");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* time, XID, nccl-tests, Prometheus */
+
+START_TEST(test_chrony_manual)
+{
+	struct verify_time	 t;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*s = fixture("chronyc-tracking-manual.txt");
+
+	memset(&t, 0, sizeof t);
+	ck_assert_ok(verify_parse_chrony(&t, s, &err), &err);
+	ck_assert(t.synced);
+	ck_assert(fabs(t.offset_s - 0.000006523) < 1e-12);
+	ck_assert_ptr_nonnull(strstr(t.detail, "stratum 3"));
+	ck_assert_ptr_nonnull(strstr(t.detail, "CB00710F"));
+	verify_time_release(&t);
+	/* chronyd down: the 506 line is not a report */
+	ck_assert_int_ne(verify_parse_chrony(&t, "506 Cannot talk to daemon\n",
+	    &err), 0);
+	prov_err_release(&err);
+	verify_time_release(&t);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_xid_dmesg)
+{
+	struct verify_xid	 x;
+	char			*s = fixture("dmesg-xid-119-h100-xe9680.log");
+	char			*clean = fixture(
+	    "proc-meminfo-2tb-gpu-server.txt");
+
+	verify_parse_xid(&x, s);
+	ck_assert_int_eq(x.lines, 5);
+	ck_assert_int_eq(x.codes[119], 5);
+	ck_assert_int_eq(x.worst, 119);
+	ck_assert(verify_xid_fatal(119));
+	ck_assert(verify_xid_fatal(79));
+	ck_assert(!verify_xid_fatal(13));
+	verify_parse_xid(&x, clean);
+	ck_assert_int_eq(x.lines, 0);
+	ck_assert_int_eq(x.worst, -1);
+	free(s);
+	free(clean);
+}
+END_TEST
+
+START_TEST(test_nccl_2x8_h100)
+{
+	struct verify_nccl	 r;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*s = fixture("nccl-all-reduce-2x8-h100.txt");
+	char			*o = fixture("chronyc-tracking-manual.txt");
+
+	ck_assert_ok(verify_parse_nccl(&r, s, &err), &err);
+	ck_assert_int_eq(r.sizes, 31);
+	ck_assert(fabs(r.peak_busbw - 338.82) < 1e-9);
+	ck_assert(fabs(r.avg_busbw - 70.742) < 1e-9);
+	ck_assert_int_eq(r.wrong, 0);
+	ck_assert_int_ne(verify_parse_nccl(&r, o, &err), 0);
+	prov_err_release(&err);
+	free(s);
+	free(o);
+}
+END_TEST
+
+START_TEST(test_prom_targets)
+{
+	struct verify_targets	 t;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*s = fixture("prometheus-targets-active.json");
+	static const char	 failed[] = "{\"status\": \"error\", "
+	    "\"errorType\": \"bad_data\", \"error\": \"x\"}";
+
+	memset(&t, 0, sizeof t);
+	ck_assert_ok(verify_parse_prom_targets(&t, s, strlen(s), &err), &err);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_str_eq(t.v[0].job, "prometheus");
+	ck_assert_str_eq(t.v[0].instance, "127.0.0.1:9090");
+	ck_assert_str_eq(t.v[0].health, "up");
+	ck_assert_str_eq(t.v[0].error, "");
+	verify_targets_release(&t);
+	ck_assert_int_ne(verify_parse_prom_targets(&t, failed, strlen(failed),
+	    &err), 0);
+	prov_err_release(&err);
+	ck_assert_int_ne(verify_parse_prom_targets(&t, "<html>", 6, &err), 0);
+	prov_err_release(&err);
+	verify_targets_release(&t);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_dcgmi_refuses_other_text)
+{
+	struct verify_dcgm	 d;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*s = fixture("chronyc-tracking-manual.txt");
+
+	memset(&d, 0, sizeof d);
+	d.failed = (struct strvec)STRVEC_INIT;
+	ck_assert_int_ne(verify_parse_dcgmi(&d, s, &err), 0);
+	ck_assert_int_ne(verify_parse_dcgmi(&d, "Error: unable to establish "
+	    "a connection to the specified host: localhost\n", &err), 0);
+	prov_err_release(&err);
+	verify_dcgm_release(&d);
+	free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Judgement on a node answer made of real outputs */
+
+static char *
+node_answer(const char *node, const char *nvsmi, const char *xid,
+    const char *chrony)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_addf(&b, "@@facts v-clock\n%.3f\n@@rc 0\n", 1764529200.0);
+	buf_addf(&b, "@@facts hostname\n%s\n@@rc 0\n", node);
+	buf_adds(&b, "@@facts end\n");
+	buf_addf(&b, "@@facts v-nvsmi-xml\n%s\n@@rc 0\n", nvsmi);
+	buf_adds(&b, "@@facts v-nvidia-module\nNVRM version: NVIDIA UNIX "
+	    "x86_64 Kernel Module\n@@rc 0\n");
+	buf_addf(&b, "@@facts v-xid\nlog dmesg\n%s@@rc 0\n", xid);
+	buf_addf(&b, "@@facts v-time\nchrony\n%s@@rc 0\n", chrony);
+	buf_adds(&b, "@@facts v-daemons\nslurmd stopped -\nmunged running "
+	    "42\n@@facts v-end\n@@rc 0\n");
+	return buf_detach(&b, NULL);
+}
+
+START_TEST(test_eval_gpu_node)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct verify_node	 vn;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*xml = fixture(
+	    "nvidia-smi-qx-a100-sxm4-80gb-mig.xml");
+	char			*xid = fixture("dmesg-xid-119-h100-xe9680.log");
+	char			*chr = fixture("chronyc-tracking-manual.txt");
+	char			*out = node_answer("gpu01", xml, xid, chr);
+	const struct facts_row	*r;
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = plan_node(p, "gpu01");
+	ck_assert_ptr_nonnull(vn.pn);
+	ck_assert_ok(verify_node_parse(&vn, out, &err), &err);
+	ck_assert_ptr_nonnull(verify_node_sec(&vn, "nvsmi-xml"));
+	ck_assert_int_eq(verify_node_sec(&vn, "xid")->rc, 0);
+	vn.reached = 1;
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	verify_eval(&rows, p, &vn, 1, NULL, &env, &o);
+	dump_rows(&rows);
+
+	ck_assert_str_eq(find_row(&rows, "gpu01", "hostname")->found,
+	    "gpu01");
+	/* the plan wants the 550 branch; the node runs 535 */
+	r = find_row(&rows, "gpu01", "gpu driver");
+	ck_assert_int_eq(r->verdict, FACTS_FAIL);
+	ck_assert_str_eq(r->expected, "550.x");
+	ck_assert_str_eq(r->found, "535.54.03");
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu persistence")->verdict,
+	    FACTS_WARN);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu ecc")->verdict,
+	    FACTS_OK);
+	/* N/A retired pages and remapping: a skip, never an ok */
+	ck_assert_int_eq(find_row(&rows, "gpu01",
+	    "gpu retired pages")->verdict, FACTS_SKIP);
+	r = find_row(&rows, "gpu01", "gpu xid");
+	ck_assert_int_eq(r->verdict, FACTS_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->reason, "XID 119"));
+	r = find_row(&rows, "gpu01", "time sync");
+	ck_assert_int_eq(r->verdict, FACTS_OK);
+	/* the plan's Slurm partition puts slurmd on gpu01 */
+	ck_assert_int_eq(find_row(&rows, "gpu01", "daemon slurmd")->verdict,
+	    FACTS_FAIL);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "daemon munged")->verdict,
+	    FACTS_OK);
+	/* no head answered: Slurm rows skip with the reason */
+	r = find_row(&rows, "gpu01", "slurm node");
+	ck_assert_int_eq(r->verdict, FACTS_SKIP);
+	ck_assert_ptr_nonnull(strstr(r->reason, "no head"));
+	/* Prometheus was not asked: skip, not ok */
+	ck_assert_int_eq(find_row(&rows, "gpu01", "prometheus node")->verdict,
+	    FACTS_SKIP);
+
+	facts_rows_release(&rows);
+	verify_node_release(&vn);
+	plan_free(p);
+	free(out);
+	free(xml);
+	free(xid);
+	free(chr);
+}
+END_TEST
+
+START_TEST(test_eval_unreachable)
+{
+	struct plan		*p = load_plan("examples/testbed.yaml");
+	struct verify_node	 vn[2];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	const struct facts_row	*r;
+
+	memset(vn, 0, sizeof vn);
+	vn[0].pn = plan_node(p, "head-01");
+	vn[0].error = xstrdup("unreachable: connect refused");
+	vn[1].pn = plan_node(p, "worker-02");
+	vn[1].error = xstrdup("auth: refused");
+	env.prom_url = "http://127.0.10.1:9090";
+	env.prom_error = "Couldn't connect to server";
+	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
+	dump_rows(&rows);
+	r = find_row(&rows, "head-01", "ssh");
+	ck_assert_int_eq(r->verdict, FACTS_FAIL);
+	ck_assert_str_eq(r->reason, "unreachable: connect refused");
+	ck_assert_int_eq(find_row(&rows, "head-01", "prometheus api")->verdict,
+	    FACTS_FAIL);
+	ck_assert_int_eq(find_row(&rows, "worker-02", "ssh")->verdict,
+	    FACTS_FAIL);
+	/* the head did not answer: worker-02's Slurm row says so */
+	r = find_row(&rows, "worker-02", "slurm node");
+	ck_assert_int_eq(r->verdict, FACTS_SKIP);
+	ck_assert_ptr_nonnull(strstr(r->reason, "head-01"));
+	ck_assert_uint_eq(facts_rows_count(&rows, FACTS_OK), 0);
+	facts_rows_release(&rows);
+	verify_node_release(&vn[0]);
+	verify_node_release(&vn[1]);
+	plan_free(p);
+}
+END_TEST
+
+/* The script runs here with /bin/sh and answers every section. */
+START_TEST(test_script_runs_here)
+{
+	struct plan		*p = load_plan("examples/testbed.yaml");
+	struct plan_node	*sel[3];
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_node	 vn;
+	struct buf		 b = BUF_INIT, out = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			 path[] = "/tmp/test-verify.XXXXXX";
+	char			 chunk[4096];
+	char			*cmd;
+	FILE			*fp;
+	size_t			 i, n;
+	int			 fd;
+	static const char *const secs[] = { "clock", "ip", "links", "getent",
+	    "reach", "time", "daemons", "slurm-ping", "sinfo", "scontrol",
+	    "srun", "end" };
+
+	for (i = 0; i < 3; i++)
+		sel[i] = &p->nodes[i];
+	o.job_timeout_s = 5;
+	verify_script(&b, p, &p->nodes[0], sel, 3, &o);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&out, chunk, n);
+	pclose(fp);
+	unlink(path);
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = &p->nodes[0];
+	ck_assert_ok(verify_node_parse(&vn, out.buf, &err), &err);
+	for (i = 0; i < ARRAY_SIZE(secs); i++)
+		ck_assert_msg(verify_node_sec(&vn, secs[i]) != NULL,
+		    "no section '%s' in:\n%s", secs[i], out.buf);
+	ck_assert_int_eq(verify_node_sec(&vn, "ip")->rc, 0);
+	ck_assert_ptr_nonnull(vn.facts->node);
+	/* the facts part was read too */
+	ck_assert_ptr_nonnull(vn.facts->os_id);
+	verify_node_release(&vn);
+	buf_release(&b);
+	buf_release(&out);
+	free(cmd);
+	plan_free(p);
+}
+END_TEST
+
+
+/* Every node of every example gets a script sh can read, burn-in too. */
+START_TEST(test_script_syntax_examples)
+{
+	static const char *const plans[] = { "examples/dgx-a100-pod.yaml",
+	    "examples/pcie-lab.yaml", "examples/edge-inference.yaml",
+	    "examples/testbed.yaml" };
+	size_t	k, i;
+
+	for (k = 0; k < ARRAY_SIZE(plans); k++) {
+		struct plan		 *p = load_plan(plans[k]);
+		struct plan_node	**sel = xcalloc(p->nnodes + 1,
+					    sizeof *sel);
+		struct verify_opts	  o = VERIFY_OPTS_INIT;
+
+		o.burn_in = 1;
+		for (i = 0; i < p->nnodes; i++)
+			sel[i] = &p->nodes[i];
+		for (i = 0; i < p->nnodes; i++) {
+			struct buf	 b = BUF_INIT;
+			char		 path[] = "/tmp/test-verify.XXXXXX";
+			char		*cmd;
+			int		 fd;
+
+			verify_script(&b, p, &p->nodes[i], sel, p->nnodes, &o);
+			fd = mkstemp(path);
+			ck_assert_int_ge(fd, 0);
+			ck_assert_int_eq(write(fd, b.buf, b.len),
+			    (ssize_t)b.len);
+			close(fd);
+			cmd = xasprintf("sh -n %s", path);
+			ck_assert_msg(system(cmd) == 0, "%s %s: sh -n fails",
+			    plans[k], p->nodes[i].name);
+			/* a GPU node is asked for its health and a DCGM run */
+			if (p->nodes[i].hw != NULL && p->nodes[i].hw->ngpus > 0)
+				ck_assert(strstr(b.buf, "nvidia-smi -q -x") !=
+				    NULL && strstr(b.buf, "dcgmi diag -r 2") !=
+				    NULL);
+			unlink(path);
+			free(cmd);
+			buf_release(&b);
+		}
+		free(sel);
+		plan_free(p);
+	}
+}
+END_TEST
+
+/* Slurm without partitions: every worker is in the default one. */
+START_TEST(test_script_no_partitions)
+{
+	static const char yaml[] =
+	    "version: 1\n"
+	    "cluster: { name: np }\n"
+	    "networks: { lo: { cidr: 127.0.20.0/24, kind: ethernet, gbps: 10,"
+	    " role: management } }\n"
+	    "nodes:\n"
+	    "  - { name: h1, role: head, address: 127.0.20.1 }\n"
+	    "  - { name: 'w[1-3]', role: worker, address: '127.0.20.[2-4]' }\n"
+	    "software: { orchestrator: { kind: slurm } }\n";
+	struct plan_opts	 o = PLAN_OPTS_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct verify_opts	 vo = VERIFY_OPTS_INIT;
+	struct plan		*p = NULL;
+	struct plan_node	*sel[4];
+	struct buf		 b = BUF_INIT;
+	char			*dir = test_path("profiles");
+	size_t			 i;
+
+	o.builtin_dir = dir;
+	if (plan_load_buf(&p, "np.yaml", yaml, strlen(yaml), &o, &errs) != 0) {
+		prov_errs_print(&errs, stderr);
+		ck_abort_msg("plan did not load");
+	}
+	for (i = 0; i < 4; i++)
+		sel[i] = &p->nodes[i];
+	verify_script(&b, p, &p->nodes[0], sel, 4, &vo);
+	ck_assert_ptr_nonnull(strstr(b.buf, "if ! vjob '' 'w[1-3]' 3; then"));
+	ck_assert_ptr_nonnull(strstr(b.buf, "vd 'slurmctld' 'slurmctld'"));
+	buf_release(&b);
+	verify_script(&b, p, &p->nodes[2], sel, 4, &vo);
+	ck_assert_ptr_nonnull(strstr(b.buf, "vd 'slurmd' 'slurmd'"));
+	ck_assert_ptr_null(strstr(b.buf, "vjob '"));
+	buf_release(&b);
+	prov_errs_release(&errs);
+	plan_free(p);
+	free(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* JSON and JUnit */
+
+START_TEST(test_json_roundtrip)
+{
+	struct facts_rows	a = FACTS_ROWS_INIT, b = FACTS_ROWS_INIT;
+	struct verify_stats	st = { 2, 1 };
+	struct buf		j = BUF_INIT, x = BUF_INIT;
+	struct prov_err		err = PROV_ERR_INIT;
+	size_t			i;
+
+	facts_rows_add(&a, "gpu01", "gpu ecc", "0 uncorrectable", "2 "
+	    "uncorrectable, 0 corrected", FACTS_FAIL, "drain \"it\" & <run> "
+	    "dcgmi");
+	facts_rows_add(&a, "gpu01", "gpu", NULL, NULL, FACTS_SKIP, "no GPU");
+	facts_rows_add(&a, VERIFY_CLUSTER, "nccl all_reduce", "~300 GB/s",
+	    "peak 240 GB/s", FACTS_WARN, NULL);
+	facts_rows_add(&a, "gpu02", "hostname", "gpu02", "gpu02", FACTS_OK,
+	    NULL);
+	verify_to_json(&j, "plan.yaml", &a, &st);
+	ck_assert_ptr_nonnull(strstr(j.buf, "\"summary\": {\"nodes\": 2, "
+	    "\"reached\": 1, \"ok\": 1, \"warn\": 1, \"fail\": 1, "
+	    "\"skip\": 1}"));
+	ck_assert_ok(verify_from_json(&b, "j", j.buf, j.len, &err), &err);
+	ck_assert_uint_eq(b.n, a.n);
+	for (i = 0; i < a.n; i++) {
+		ck_assert_str_eq(b.v[i].node, a.v[i].node);
+		ck_assert_str_eq(b.v[i].what, a.v[i].what);
+		ck_assert_int_eq(b.v[i].verdict, a.v[i].verdict);
+		if (a.v[i].reason != NULL)
+			ck_assert_str_eq(b.v[i].reason, a.v[i].reason);
+		else
+			ck_assert_ptr_null(b.v[i].reason);
+	}
+	verify_to_junit(&x, "plan.yaml", &a);
+	ck_assert_ptr_nonnull(strstr(x.buf, "<testsuites name=\"provision "
+	    "verify\" tests=\"4\" failures=\"1\" skipped=\"1\">"));
+	ck_assert_ptr_nonnull(strstr(x.buf, "<testsuite name=\"gpu01\" "
+	    "tests=\"2\" failures=\"1\""));
+	ck_assert_ptr_nonnull(strstr(x.buf, "drain &quot;it&quot; &amp; "
+	    "&lt;run&gt;"));
+	ck_assert_ptr_null(strstr(x.buf, "<run>"));
+	ck_assert_ptr_nonnull(strstr(x.buf, "<skipped message=\"no GPU\"/>"));
+	/* not verify output */
+	ck_assert_int_ne(verify_from_json(&b, "k", "{\"rows\": []}", 12,
+	    &err), 0);
+	prov_err_release(&err);
+	facts_rows_release(&a);
+	facts_rows_release(&b);
+	buf_release(&j);
+	buf_release(&x);
+}
+END_TEST
+
+static Suite *
+verify_suite(void)
+{
+	Suite	*s = suite_create("verify");
+	TCase	*tc = tcase_create("parsers");
+
+	tcase_add_test(tc, test_nvsmi_a100_mig);
+	tcase_add_test(tc, test_nvsmi_a5000_no_ecc);
+	tcase_add_test(tc, test_nvsmi_p100_old_layout);
+	tcase_add_test(tc, test_nvsmi_not_xml);
+	tcase_add_test(tc, test_nvsmi_csv_refused);
+	tcase_add_test(tc, test_sinfo_slurm25);
+	tcase_add_test(tc, test_sinfo_bad);
+	tcase_add_test(tc, test_scontrol_slurm24);
+	tcase_add_test(tc, test_slurm_states);
+	tcase_add_test(tc, test_gres_gpus);
+	tcase_add_test(tc, test_chrony_manual);
+	tcase_add_test(tc, test_xid_dmesg);
+	tcase_add_test(tc, test_nccl_2x8_h100);
+	tcase_add_test(tc, test_prom_targets);
+	tcase_add_test(tc, test_dcgmi_refuses_other_text);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("eval");
+	tcase_add_test(tc, test_eval_gpu_node);
+	tcase_add_test(tc, test_eval_unreachable);
+	tcase_add_test(tc, test_script_runs_here);
+	tcase_add_test(tc, test_script_syntax_examples);
+	tcase_add_test(tc, test_script_no_partitions);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("output");
+	tcase_add_test(tc, test_json_roundtrip);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(verify_suite)
