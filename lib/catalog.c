@@ -39,6 +39,7 @@ struct catalog {
 	struct yml_doc		**docs;
 	size_t			 ndocs, adocs;
 	struct strvec		 labels;	/* file names the docs borrow */
+	struct strvec		 keys;		/* old aliases the maps borrow */
 };
 
 static const char *const cat_kind_names[CAT_NKINDS] = { "gpu", "nic", "cpu",
@@ -250,6 +251,7 @@ catalog_new(void)
 	struct catalog	*c = xcalloc(1, sizeof *c);
 
 	c->labels = (struct strvec)STRVEC_INIT;
+	c->keys = (struct strvec)STRVEC_INIT;
 	return c;
 }
 
@@ -316,6 +318,7 @@ catalog_free(struct catalog *c)
 	}
 	free(c->docs);
 	strvec_clear(&c->labels);
+	strvec_clear(&c->keys);
 	free(c);
 }
 
@@ -554,11 +557,18 @@ cat_add(struct catalog *c, enum cat_kind k, void *e)
 				t->v[i] = e;
 				break;
 			}
-		/* Aliases of the old entry must not point at freed memory. */
+		/*
+		 * Nothing may point at the freed entry: every name that led
+		 * to it (its aliases, and those of entries it replaced) now
+		 * leads to the new one.  The map borrows its alias strings
+		 * as keys, so the catalog keeps them.
+		 */
+		for (i = 0; i < t->ids.alloc; i++)
+			if (t->ids.v[i].key != NULL && t->ids.v[i].val == old)
+				t->ids.v[i].val = e;
 		for (i = 0; i < old->aliases.n; i++)
-			if (strmap_get(&t->ids, old->aliases.v[i]) == old)
-				strmap_put(&t->ids, old->aliases.v[i], e);
-		strmap_put(&t->ids, m->id, e);
+			strvec_push_nodup(&c->keys, old->aliases.v[i]);
+		old->aliases.n = 0;
 		cat_entry_free(k, old);
 	} else {
 		ALLOC_GROW(t->v, t->n + 1, t->alloc);

@@ -274,7 +274,11 @@ render_read_template(struct buf *b, const char *dir, const char *name,
 	char	*path = xasprintf("%s/%s.sh", dir, name);
 	int	 r = 0;
 
-	if (!str_is_safe_word(name) || buf_read_file(b, path) != 0)
+	/* Checked first: errno says nothing about a refused name. */
+	if (!str_is_safe_word(name))
+		r = prov_err_set(err, PROV_E_USAGE, "bad template name '%s'",
+		    name);
+	else if (buf_read_file(b, path) != 0)
 		r = prov_err_sys(err, "cannot read template '%s'", path);
 	free(path);
 	return r;

@@ -153,11 +153,12 @@ state_parse(struct state *st, const struct yml_node *root,
     struct prov_err *err)
 {
 	const struct yml_node	*nodes, *v;
+	struct state_node	*ns;
 	size_t			 i, j;
 
 	if (root == NULL || root->kind != YML_MAP)
 		return prov_err_set(err, PROV_E_STATE, "state '%s' is not a "
-		    "JSON object", st->path);
+		    "JSON object (move it away to start afresh)", st->path);
 	if ((v = yml_map_get(root, "run")) != NULL && v->kind == YML_SCALAR)
 		st->run_id = xstrdup(v->u.s);
 	if ((v = yml_map_get(root, "status")) != NULL && v->kind == YML_SCALAR)
@@ -165,7 +166,7 @@ state_parse(struct state *st, const struct yml_node *root,
 	nodes = yml_map_get(root, "nodes");
 	if (nodes == NULL || nodes->kind != YML_MAP)
 		return prov_err_set(err, PROV_E_STATE, "state '%s' has no "
-		    "nodes", st->path);
+		    "nodes (move it away to start afresh)", st->path);
 	for (i = 0; i < nodes->n; i++) {
 		const struct yml_node	*steps = nodes->u.pairs[i].val;
 		const char		*name = nodes->u.pairs[i].key->u.s;
@@ -177,17 +178,25 @@ state_parse(struct state *st, const struct yml_node *root,
 			const struct yml_node	*s = steps->u.pairs[j].val;
 			const struct yml_node	*res = yml_map_get(s, "result");
 			const struct yml_node	*el = yml_map_get(s, "elapsed");
+			const struct yml_node	*at = yml_map_get(s, "at");
 			const struct yml_node	*msg = yml_map_get(s, "message");
+			const char		*step = steps->u.pairs[j].key->u.s;
 			double			 e = 0;
+			long			 t;
 
 			if (res == NULL || res->kind != YML_SCALAR)
 				continue;
 			if (el != NULL && el->kind == YML_SCALAR)
 				(void)str_to_double(el->u.s, &e);
-			state_set(st, name, steps->u.pairs[j].key->u.s,
-			    state_parse_res(res->u.s),
+			state_set(st, name, step, state_parse_res(res->u.s),
 			    msg != NULL && !yml_is_null(msg) &&
 			    msg->kind == YML_SCALAR ? msg->u.s : NULL, e);
+			/* When the step ran, not when the file was read. */
+			if (at != NULL && at->kind == YML_SCALAR &&
+			    str_to_long(at->u.s, &t) == 0) {
+				ns = state_node_get(st, name, 0);
+				state_step_get(ns, step, 0)->at = (time_t)t;
+			}
 		}
 	}
 	return 0;
