@@ -135,6 +135,8 @@ struct apply_node {
 	const struct plan_node	*pn;
 	int			 selected;	/* steps run here (else: head helper) */
 	int			 dead;		/* failed or unreachable: no more jobs */
+	int			 conn_lost;	/* a job ended without its command's
+						   exit: session gone or step hung */
 	int			 locked;
 	int			 force_lock;
 	/* this wave's queue */
@@ -150,6 +152,7 @@ struct apply_node {
 	double			 t0;
 	size_t			 nsteps, stepno;
 	FILE			*log;
+	int			 log_midline;	/* step output ended without \n */
 };
 
 struct apply_ctx {
@@ -167,6 +170,7 @@ struct apply_ctx {
 	int				 have_secret;
 	size_t				 nfailed;
 	int				 stop;
+	int				 save_failed;
 	double				 last_save;
 	char				 owner[640];
 	char				 hostname[256];
@@ -220,8 +224,17 @@ apply_save(struct apply_ctx *c, int force)
 	if (!force && now - c->last_save < APPLY_SAVE_EVERY_S)
 		return;
 	c->last_save = now;
-	if (state_save(c->st, &c->save_err) != 0)
-		apply_note(c, NULL, "%s", c->save_err.msg);
+	if (state_save(c->st, &c->save_err) == 0)
+		return;
+	/*
+	 * What runs from here on could not be recorded: say it once and
+	 * start nothing new.  The file keeps its last good contents.
+	 */
+	if (!c->save_failed)
+		apply_note(c, NULL, "%s: stopping, no new step starts (make "
+		    "room, then run again with --resume)", c->save_err.msg);
+	c->save_failed = 1;
+	c->stop = 1;
 }
 
 static void
@@ -234,6 +247,10 @@ apply_log(struct apply_node *an, const char *fmt, ...)
 
 	if (an->log == NULL)
 		return;
+	/* Our lines start a line, even after output without a newline. */
+	if (an->log_midline)
+		fputc('\n', an->log);
+	an->log_midline = 0;
 	va_start(ap, fmt);
 	vfprintf(an->log, fmt, ap);
 	va_end(ap);
@@ -385,7 +402,20 @@ apply_next(void *arg, size_t host)
 	apply_job_reset(an);
 	if (c->o->interrupted != NULL && *c->o->interrupted)
 		c->stop = 1;
-	if (an->dead || (c->stop && c->wave != AJ_UNLOCK))
+	/*
+	 * A node whose step failed still has its session: its lock goes.
+	 * One whose session was lost, or whose step hung (it may still run
+	 * there), keeps it; the next apply from here takes it over as stale.
+	 */
+	if (c->wave == AJ_UNLOCK) {
+		if (!an->locked || an->conn_lost)
+			return NULL;
+		an->locked = 0;
+		an->cmd = apply_script_cmd(apply_unlock_sh, "release", c->owner,
+		    an->pn->name);
+		return apply_job_start(c, an, AJ_UNLOCK);
+	}
+	if (an->dead || c->stop)
 		return NULL;
 	switch (c->wave) {
 	case AJ_LOCK:
@@ -396,13 +426,6 @@ apply_next(void *arg, size_t host)
 		    "force" : "take", c->owner, an->pn->name);
 		return apply_job_start(c, an, an->force_lock ? AJ_LOCK_FORCE :
 		    AJ_LOCK);
-	case AJ_UNLOCK:
-		if (!an->locked)
-			return NULL;
-		an->locked = 0;
-		an->cmd = apply_script_cmd(apply_unlock_sh, "release", c->owner,
-		    an->pn->name);
-		return apply_job_start(c, an, AJ_UNLOCK);
 	case AJ_FACTS:
 		if (!an->wave_job)
 			return NULL;
@@ -471,10 +494,24 @@ apply_fail_node(struct apply_ctx *c, struct apply_node *an, enum state_res res)
 	    !c->stop) {
 		c->stop = 1;
 		c->sum->stopped_max_fail = 1;
-		apply_note(c, NULL, "%zu nodes failed, more than --max-fail %ld: "
-		    "stopping", c->nfailed, c->o->max_fail);
+		apply_note(c, NULL, "%zu node%s failed, more than --max-fail "
+		    "%ld: stopping", c->nfailed, c->nfailed == 1 ? "" : "s",
+		    c->o->max_fail);
 	}
 	(void)res;
+}
+
+/*
+ * The lock or facts row of a node is written only when that part failed;
+ * once it succeeds again, an old failure there would be a lie: say ok.
+ */
+static void
+apply_clear_row(struct apply_ctx *c, struct apply_node *an, const char *row,
+    double el)
+{
+	if (an->selected && state_get(c->st, an->pn->name, row) !=
+	    STATE_PENDING)
+		state_set(c->st, an->pn->name, row, STATE_OK, NULL, el);
 }
 
 /* Parse "run=... host=... pid=... since=..." of a foreign lock. */
@@ -513,12 +550,21 @@ apply_done(void *arg, size_t host, const struct ssh_job *job,
 	double			 el = apply_now() - an->t0;
 
 	if (r->status != SSH_OK && r->status != SSH_FAILED) {
-		/* Never reached the command: a connection-level failure. */
-		res = r->status == SSH_UNREACHABLE ? STATE_UNREACHABLE :
+		/*
+		 * No exit status: the session failed or the command hung.
+		 * Before any step ran, a node that is down and one that never
+		 * answers (no banner, no key exchange) are both unreachable.
+		 */
+		int	pre = an->kind == AJ_LOCK || an->kind == AJ_LOCK_FORCE ||
+		    an->kind == AJ_FACTS;
+
+		an->conn_lost = 1;
+		res = r->status == SSH_UNREACHABLE || (pre &&
+		    r->status == SSH_TIMEOUT) ? STATE_UNREACHABLE :
 		    STATE_FAILED;
 		msg = xasprintf("%s: %s", ssh_status_name(r->status),
 		    r->error != NULL ? r->error : "no detail");
-		if (an->step == NULL && an->selected) {
+		if (pre && an->selected) {
 			state_set(c->st, an->pn->name, an->kind == AJ_FACTS ?
 			    "facts" : "lock", res, msg, el);
 			c->sum->nodes_unreachable += res == STATE_UNREACHABLE;
@@ -545,6 +591,7 @@ apply_done(void *arg, size_t host, const struct ssh_job *job,
 	case AJ_LOCK_FORCE:
 		if (r->status == SSH_OK) {
 			an->locked = 1;
+			apply_clear_row(c, an, "lock", el);
 			return;
 		}
 		msg = apply_last_line(&r->out);
@@ -608,6 +655,7 @@ apply_done(void *arg, size_t host, const struct ssh_job *job,
 		} else {
 			struct render_hostinfo	*hi = &c->info[an->pi];
 
+			apply_clear_row(c, an, "facts", el);
 			facts_finish(f, c->p->catalog);
 			hi->have = 1;
 			hi->cpus = f->cpu_threads > 0 ? f->cpu_threads : 1;
@@ -697,8 +745,10 @@ apply_output(void *arg, size_t host, int stream, const char *data, size_t len)
 	/* Only step output: never facts noise, never a secret read. */
 	if (an->kind != AJ_STEP)
 		return;
-	if (an->log != NULL)
+	if (an->log != NULL && len > 0) {
 		fwrite(data, 1, len, an->log);
+		an->log_midline = data[len - 1] != '\n';
+	}
 	memset(&ev, 0, sizeof ev);
 	ev.kind = APPLY_EV_OUTPUT;
 	ev.node = an->pn->name;

@@ -15,9 +15,11 @@
  *	   a 0600 file under a 0700 directory the step consumes: never in
  *	   argv, never in a log, never in the run folder;
  *	4. unlock.
- * A node whose step fails stops there; the others go on.  Every result
- * lands in the state file at once (state.h), so an interrupted run can
- * be resumed: --resume skips what is ok, changed or skipped.
+ * A node whose step fails stops there; the others go on.  Results land in
+ * the state file (state.h) at most half a second after they happen, and
+ * failures at once; the file is replaced atomically, so a crash leaves
+ * the last good state, and --resume (which skips what is ok, changed or
+ * skipped) reruns the few steps a kill -9 lost: they report ok.
  *
  * lib/ never prints: progress reaches the caller through `event`.
  */
