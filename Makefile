@@ -40,7 +40,8 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	openssh-client openssh-server pciutils pci.ids shellcheck debootstrap \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
 	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh \
-	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring
+	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
+	libfuzzer-14-dev
 
 .PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
 all: provision
@@ -109,4 +110,35 @@ check-headers:
 	done
 
 clean:
-	rm -rf build build-san provision
+	rm -rf build build-san build-fuzz provision
+
+# Fuzzing (docs/reliability.md): one libFuzzer target per fuzz/fuzz_NAME.c,
+# lib/ built again with clang, ASan and UBSan into build-fuzz/.
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=1]   fuzz each target; build-fuzz/summary.txt
+#   make fuzz-regress                           replay fuzz/regress/NAME/* once
+FUZZ_CC	?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_CFLAGS = -std=c11 $(filter-out -Werror,$(WARN)) -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	$(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote fuzz
+FUZZ_NAMES = $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_BINS = $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
+
+.PHONY: fuzz-regress
+build-fuzz/lib/%.o: lib/%.c $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/libprov.a: $(LIB_SRCS:%.c=build-fuzz/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h build-fuzz/libprov.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libprov.a $(LIBS)
+
+fuzz: $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) sh fuzz/run.sh $(FUZZ_NAMES)
+
+fuzz-regress: $(FUZZ_BINS)
+	@sh fuzz/run.sh -regress $(FUZZ_NAMES)

@@ -170,10 +170,60 @@ buf_add_shquote(struct buf *b, const char *s)
 	buf_addch(b, '\'');
 }
 
+/*
+ * Length (1-4) of the well-formed UTF-8 sequence at p, its code point in
+ * *cp; 0 when p starts none: a stray or cut-short byte, an overlong
+ * form, a surrogate or past U+10FFFF.  Stops at a NUL, which is never a
+ * continuation byte.
+ */
+static size_t
+buf_utf8_len(const unsigned char *p, uint32_t *cp)
+{
+	uint32_t	c, min;
+	size_t		n, i;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2;
+		c = p[0] & 0x1f;
+		min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		c = p[0] & 0x0f;
+		min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4;
+		c = p[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/*
+ * JSON is UTF-8 (RFC 8259), and our own reader is libyaml, which refuses
+ * control and C1 characters even in quoted strings and reads NEL, LS and
+ * PS as line breaks.  Those are written as JSON escapes; a byte that is not
+ * UTF-8 (tool output, a file name) becomes U+FFFD, so the text always
+ * reads back.
+ */
 void
 buf_add_json(struct buf *b, const char *s)
 {
 	const unsigned char	*p = (const unsigned char *)s;
+	uint32_t		 cp;
+	size_t			 n;
 
 	buf_addch(b, '"');
 	for (; *p != '\0'; p++) {
@@ -194,10 +244,18 @@ buf_add_json(struct buf *b, const char *s)
 			buf_adds(b, "\\t");
 			break;
 		default:
-			if (*p < 0x20)
-				buf_addf(b, "\\u%04x", *p);
+			n = buf_utf8_len(p, &cp);
+			if (n == 0)
+				buf_adds(b, "\xef\xbf\xbd");	/* U+FFFD */
+			else if (cp < 0x20 || cp == 0x7f ||
+			    (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
+			    cp == 0x2029 || cp == 0xfeff || cp == 0xfffe ||
+			    cp == 0xffff)
+				buf_addf(b, "\\u%04x", (unsigned)cp);
 			else
-				buf_addch(b, *p);
+				buf_add(b, p, n);
+			if (n > 1)
+				p += n - 1;
 		}
 	}
 	buf_addch(b, '"');

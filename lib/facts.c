@@ -1721,7 +1721,9 @@ facts_parse_block(struct facts *f, const char *text, struct prov_err *err)
 		memset(d, 0, sizeof *d);
 		d->name = xstrdup(fl.v[0]);
 		sectors = facts_num(fl.v[1]);
-		d->size_bytes = sectors >= 0 ? (long long)sectors * 512 : -1;
+		/* Past LLONG_MAX bytes is no disk: unknown, not an overflow. */
+		d->size_bytes = sectors >= 0 && sectors <= LLONG_MAX / 512 ?
+		    (long long)sectors * 512 : -1;
 		d->rotational = strcmp(fl.v[2], "1") == 0 ? 1 :
 		    strcmp(fl.v[2], "0") == 0 ? 0 : -1;
 		d->model = *facts_trim(fl.v[3]) ? xstrdup(facts_trim(fl.v[3])) :
@@ -2428,6 +2430,12 @@ facts_from_json(struct facts **out, const char *label, const char *text,
 			goto out;
 		}
 		free(slot);
+		/* A slot listed twice: the later entry wins, nothing leaks. */
+		free(d->class_name);
+		free(d->vendor_name);
+		free(d->device_name);
+		free(d->name_source);
+		free(d->driver);
 		d->class_id = facts_jr_hex(&jr, o, "class");
 		d->vendor_id = facts_jr_hex(&jr, o, "vendor");
 		d->device_id = facts_jr_hex(&jr, o, "device");

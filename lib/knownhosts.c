@@ -424,6 +424,7 @@ knownhosts_parse(struct knownhosts *kh, size_t file, const char *data,
 {
 	const char	*p = data, *end = data + n, *nl;
 	unsigned	 lineno = 0;
+	size_t		 len;
 	char		*line;
 
 	while (p < end) {
@@ -432,8 +433,10 @@ knownhosts_parse(struct knownhosts *kh, size_t file, const char *data,
 			nl = end;
 		lineno++;
 		line = xstrndup(p, (size_t)(nl - p));
-		if ((nl - p) > 0 && line[nl - p - 1] == '\r')
-			line[nl - p - 1] = '\0';
+		/* A NUL in the line ends it: xstrndup() stopped there. */
+		len = strlen(line);
+		if (len > 0 && line[len - 1] == '\r')
+			line[len - 1] = '\0';
 		knownhosts_parse_line(kh, file, lineno, line, quiet);
 		free(line);
 		p = nl + 1;

@@ -302,7 +302,9 @@ yml_add_merge_source(struct yml_loader *ld, struct yml_node *src,
 static void
 yml_end_map(struct yml_loader *ld, struct yml_frame *f)
 {
-	struct yml_node		**kids = ld->stack + f->base;
+	/* No pointer arithmetic on a NULL stack (an empty first mapping). */
+	struct yml_node		**kids = ld->stack != NULL ?
+				    ld->stack + f->base : NULL;
 	size_t			  nk = (ld->nstack - f->base) / 2, i, j;
 	struct yml_keyset	  ks = { NULL, 0, 0 };
 	struct yml_pair		 *extra = NULL;
@@ -416,8 +418,9 @@ yml_end_collection(struct yml_loader *ld)
 		f->node->n = nkids;
 		f->node->u.items = yml_alloc(ld->doc,
 		    nkids * sizeof(struct yml_node *));
-		memcpy(f->node->u.items, ld->stack + f->base,
-		    nkids * sizeof(struct yml_node *));
+		if (nkids > 0)
+			memcpy(f->node->u.items, ld->stack + f->base,
+			    nkids * sizeof(struct yml_node *));
 	}
 	ld->nstack = f->base;
 	if (f->anchor != NULL)

@@ -760,6 +760,26 @@ START_TEST(test_script_shellcheck)
 }
 END_TEST
 
+/*
+ * A sector count whose size in bytes does not fit is unknown (found by
+ * fuzz/fuzz_facts.c: the multiplication overflowed).
+ */
+START_TEST(test_block_huge)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = facts_new();
+
+	ck_assert_ok(facts_parse_block(f, "nvme0n1\t7501476528536870912\t0\t"
+	    "X\nsda\t18014398509481983\t1\t\nsdb\t18014398509481984\t1\t\n",
+	    &err), &err);
+	ck_assert_uint_eq(f->ndisks, 3);
+	ck_assert_int_eq(f->disks[0].size_bytes, -1);
+	ck_assert_int_eq(f->disks[1].size_bytes, 18014398509481983LL * 512);
+	ck_assert_int_eq(f->disks[2].size_bytes, -1);
+	facts_free(f);
+}
+END_TEST
+
 START_TEST(test_script_sections)
 {
 	struct prov_err	 err = PROV_ERR_INIT;
@@ -851,6 +871,61 @@ START_TEST(test_json_roundtrip)
 	facts_free(g);
 	buf_release(&a);
 	buf_release(&b);
+	facts_free(f);
+}
+END_TEST
+
+/*
+ * Tool output is not always UTF-8, nor free of control characters; the
+ * saved JSON must still read back, to the same (found by
+ * fuzz/fuzz_facts.c: a stray byte in nvidia-smi output made facts JSON
+ * that facts_from_json() refused).
+ */
+START_TEST(test_json_not_utf8)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = facts_new(), *g = NULL;
+	struct buf	 a = BUF_INIT, b = BUF_INIT;
+
+	f->node = xstrdup("gpu\xff" "01");
+	f->cpu_model = xstrdup("Xeon\xc2\x85(R) \xe2\x80\xa8 caf\xc3\xa9");
+	f->os_pretty = xstrdup("del \x7f, bom \xef\xbb\xbf, esc \x1b[0m");
+	f->kernel = xstrdup("overlong \xc0\xaf, cut \xe2\x82, "
+	    "surrogate \xed\xa0\x80, \xf4\x90\x80\x80 too big");
+	facts_note(f, "emoji \xf0\x9f\x98\x80 kept");
+	facts_to_json(&a, f);
+	ck_assert_ok(facts_from_json(&g, "a.json", a.buf, a.len, &err), &err);
+	facts_to_json(&b, g);
+	ck_assert_str_eq(a.buf, b.buf);
+	ck_assert_str_eq(g->node, "gpu\xef\xbf\xbd" "01");
+	ck_assert_str_eq(g->cpu_model, f->cpu_model);
+	ck_assert_str_eq(g->os_pretty, f->os_pretty);
+	ck_assert_str_eq(g->notes.v[0], "emoji \xf0\x9f\x98\x80 kept");
+	ck_assert_ptr_null(strstr(g->kernel, "\xc0"));
+	facts_free(g);
+	facts_free(f);
+	buf_release(&a);
+	buf_release(&b);
+}
+END_TEST
+
+/* A PCI slot listed twice: the later entry wins (fuzz_facts.c: a leak). */
+START_TEST(test_json_duplicate_slot)
+{
+	static const char	 json[] = "{\"version\": 1, \"pci\": ["
+	    "{\"slot\": \"0000:3b:00.0\", \"class_name\": \"first\", "
+	    "\"driver\": \"a\"}, "
+	    "{\"slot\": \"3b:00.0\", \"class_name\": \"second\", "
+	    "\"vendor_name\": \"v\"}]}";
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = NULL;
+
+	ck_assert_ok(facts_from_json(&f, "d.json", json, strlen(json), &err),
+	    &err);
+	ck_assert_uint_eq(f->npci, 1);
+	ck_assert_str_eq(f->pci[0].class_name, "second");
+	ck_assert_str_eq(f->pci[0].vendor_name, "v");
+	ck_assert_ptr_null(f->pci[0].driver);
 	facts_free(f);
 }
 END_TEST
@@ -1156,11 +1231,14 @@ facts_suite(void)
 	tcase_add_test(tc, test_script_here);
 	tcase_add_test(tc, test_script_shellcheck);
 	tcase_add_test(tc, test_script_sections);
+	tcase_add_test(tc, test_block_huge);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_bad);
+	tcase_add_test(tc, test_json_not_utf8);
+	tcase_add_test(tc, test_json_duplicate_slot);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("compare");

@@ -462,6 +462,51 @@ START_TEST(test_knownhosts_add_no_newline)
 }
 END_TEST
 
+/*
+ * A NUL byte ends its line; what follows up to the newline is ignored
+ * (found by fuzz/fuzz_knownhosts.c: the '\r' check indexed the raw line
+ * length into the shorter copy, past its end).
+ */
+START_TEST(test_knownhosts_nul_in_line)
+{
+	static const char	 key[] = "AAAAC3NzaC1lZDI1NTE5AAAAIESNKOv3hof2nuOa"
+	    "Un2oqwaOx6nLH312zIx1CVBMgXaQ";
+	struct knownhosts	*kh = NULL;
+	struct knownhosts_match	 m = KNOWNHOSTS_MATCH_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct test_key		 a = test_kh_key("a");
+	struct buf		 f = BUF_INIT;
+	const char		*g7[] = { "gpu07" }, *g8[] = { "gpu08" };
+	char			*dir = test_kh_tmpdir(), *path;
+	size_t			 i;
+
+	buf_addf(&f, "gpu07 ssh-ed25519 %s", key);
+	buf_add(&f, "\0junk\r\n", 7);
+	buf_add(&f, "x\0", 2);
+	for (i = 0; i < 200; i++)
+		buf_addch(&f, 'y');
+	buf_addf(&f, "\r\ngpu08 ssh-ed25519 %s\r\n", key);
+	path = xasprintf("%s/kh", dir);
+	ck_assert_int_eq(buf_write_file_atomic(path, f.buf, f.len, 0600), 0);
+	ck_assert_ok(knownhosts_load(&kh, path, &err), &err);
+	ck_assert_uint_eq(knownhosts_count(kh), 2);
+	knownhosts_check(kh, g7, 1, 22, a.blob, a.len, &m);
+	ck_assert_int_eq(m.status, KNOWNHOSTS_OK);
+	ck_assert_uint_eq(m.line, 1);
+	knownhosts_check(kh, g8, 1, 22, a.blob, a.len, &m);
+	ck_assert_int_eq(m.status, KNOWNHOSTS_OK);
+	ck_assert_uint_eq(m.line, 3);
+	knownhosts_match_release(&m);
+	knownhosts_free(kh);
+	buf_release(&f);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	free(a.blob);
+}
+END_TEST
+
 /* Many processes accepting the same new host write it once. */
 START_TEST(test_knownhosts_add_concurrent)
 {
@@ -544,6 +589,7 @@ knownhosts_suite(void)
 	tcase_add_test(tc, test_knownhosts_hashed);
 	tcase_add_test(tc, test_knownhosts_types);
 	tcase_add_test(tc, test_knownhosts_missing_file);
+	tcase_add_test(tc, test_knownhosts_nul_in_line);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("add");

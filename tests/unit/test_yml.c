@@ -558,6 +558,33 @@ START_TEST(test_yml_empty)
 }
 END_TEST
 
+/*
+ * Empty collections before any other (found by fuzz/fuzz_yml.c: the node
+ * stack was still NULL, and NULL + 0 is undefined behaviour).
+ */
+START_TEST(test_yml_empty_collections)
+{
+	static const struct {
+		const char	*text;
+		int		 kind;
+	} cases[] = {
+		{ "{}", YML_MAP }, { "[]", YML_SEQ }, { "- []\n", YML_SEQ },
+		{ "{a: []}", YML_MAP }, { "[{}]", YML_SEQ },
+	};
+	struct test_yml	t;
+	size_t		i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		test_yml_load(&t, cases[i].text);
+		test_yml_no_errs(&t);
+		ck_assert_ptr_nonnull(t.doc.root);
+		ck_assert_int_eq(t.doc.root->kind, cases[i].kind);
+		ck_assert_uint_le(t.doc.root->n, 1);
+		test_yml_release(&t);
+	}
+}
+END_TEST
+
 /* Scalars keep their bytes, NULs included, with their length. */
 START_TEST(test_yml_scalars)
 {
@@ -852,6 +879,7 @@ yml_suite(void)
 	tc = tcase_create("values");
 	tcase_add_test(tc, test_yml_json);
 	tcase_add_test(tc, test_yml_empty);
+	tcase_add_test(tc, test_yml_empty_collections);
 	tcase_add_test(tc, test_yml_scalars);
 	tcase_add_loop_test(tc, test_yml_null_table, 0,
 	    (int)ARRAY_SIZE(null_cases));
