@@ -400,7 +400,9 @@ check "... (the log is empty again)" jis "$work/state" 'len(d["log"])' 0
 # --- BMC B: async actions with task monitors, power delay -----------
 
 if start_emu b "${TLS[@]}" --listen 127.0.0.1:0 --async-actions \
-		--task-delay 1 --power-delay 1; then
+		--task-delay 2 --power-delay 4; then
+	# Delays leave room for a loaded CI machine: each check must land
+	# inside its window (task running: 2 s; powering off: 4 s after).
 	B="https://127.0.0.1:$EMU_PORT"
 	req POST "$B$RESET" -u "admin:$PW" -H 'Content-Type: application/json' \
 		-d '{"ResetType": "ForceOff"}'
@@ -413,7 +415,7 @@ if start_emu b "${TLS[@]}" --listen 127.0.0.1:0 --async-actions \
 	req GET "$B$SYS" -u "admin:$PW"
 	check "the power is unchanged while the task runs" \
 		jis "$work/body" 'd["PowerState"]' On
-	sleep 1.2
+	sleep 2.2
 	req GET "$B$MON" -u "admin:$PW"
 	check "the monitor answers 200 with the completed task" \
 		eval '[ "$code" = 200 ] && jis "$work/body" "d[\"TaskState\"]" Completed'
@@ -422,7 +424,7 @@ if start_emu b "${TLS[@]}" --listen 127.0.0.1:0 --async-actions \
 		jis "$work/body" 'd["PowerState"]' PoweringOff
 	req GET "$B$TASK" -u "admin:$PW"
 	check "the task resource is Completed" jis "$work/body" 'd["TaskState"]' Completed
-	sleep 1.1
+	sleep 4.1
 	req GET "$B$SYS" -u "admin:$PW"
 	check "after the delay PowerState is Off" jis "$work/body" 'd["PowerState"]' Off
 	req POST "$B$RESET" -u "admin:$PW" -H 'Content-Type: application/json' \
@@ -430,7 +432,7 @@ if start_emu b "${TLS[@]}" --listen 127.0.0.1:0 --async-actions \
 	MON=$(hdr Location)
 	req DELETE "$B$MON" -u "admin:$PW"
 	check "DELETE on a running task monitor cancels it (204)" [ "$code" = 204 ]
-	sleep 1.2
+	sleep 2.2
 	state "$B"
 	check "the cancelled task never powered on" \
 		jis "$work/state" "[d['tasks'][-1]['TaskState'], d['systems']['$SYSID']['PowerState']]" \
