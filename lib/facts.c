@@ -136,21 +136,6 @@ facts_set(char **dst, const char *s)
 	*dst = c;
 }
 
-/* Trim leading and trailing white space in place. */
-static char *
-facts_trim(char *s)
-{
-	char	*e;
-
-	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-	    e[-1] == '\n'))
-		*--e = '\0';
-	return s;
-}
-
 /* Split "key SEP value" at the first sep, both trimmed; -1 without sep. */
 static int
 facts_kv(char *line, int sep, char **k, char **v)
@@ -160,8 +145,8 @@ facts_kv(char *line, int sep, char **k, char **v)
 	if (p == NULL)
 		return -1;
 	*p = '\0';
-	*k = facts_trim(line);
-	*v = facts_trim(p + 1);
+	*k = str_trim(line);
+	*v = str_trim(p + 1);
 	return 0;
 }
 
@@ -434,7 +419,7 @@ facts_parse_os_release(struct facts *f, const char *text,
 
 	facts_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = facts_trim(lines.v[i]), *k, *v, *p;
+		char	*l = str_trim(lines.v[i]), *k, *v, *p;
 
 		if (*l == '\0' || *l == '#')
 			continue;
@@ -639,7 +624,7 @@ facts_name_id(const char *v, char **name, long *id)
 			len = (size_t)(lb - v);
 	}
 	tmp = xstrndup(v, len);
-	n = xstrdup(facts_trim(tmp));
+	n = xstrdup(str_trim(tmp));
 	free(tmp);
 	*name = n;
 	if (strcmp(n, "Device") == 0 || strcmp(n, "Class") == 0 ||
@@ -667,7 +652,7 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 		char	*l = lines.v[i], *k, *v, *name;
 		long	 id;
 
-		if (*facts_trim(l) == '\0') {
+		if (*str_trim(l) == '\0') {
 			d = NULL;
 			continue;
 		}
@@ -792,7 +777,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 		char	*lb;
 		long	 id;
 
-		if (*facts_trim(l) == '\0') {
+		if (*str_trim(l) == '\0') {
 			d = NULL;
 			continue;
 		}
@@ -815,7 +800,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 				facts_set(&d->class_name, k);
 			free(k);
 			facts_strip_parens(desc);
-			desc = facts_trim(desc);
+			desc = str_trim(desc);
 			/* [vvvv:dddd] at the end (-nn) */
 			lb = strrchr(desc, '[');
 			if (lb != NULL && strlen(lb) == 11 && lb[5] == ':' &&
@@ -826,7 +811,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 					d->vendor_id = facts_hex(lb + 1);
 					d->device_id = facts_hex(lb + 6);
 					*lb = '\0';
-					desc = facts_trim(desc);
+					desc = str_trim(desc);
 				} else
 					lb[5] = ':', lb[10] = ']';
 			}
@@ -942,7 +927,7 @@ facts_parse_pci_drivers(struct facts *f, const char *text,
 		struct facts_pci	*d;
 		char			*k, *v;
 
-		if (*facts_trim(lines.v[i]) == '\0')
+		if (*str_trim(lines.v[i]) == '\0')
 			continue;
 		if (facts_kv(lines.v[i], '\t', &k, &v) != 0 ||
 		    (d = facts_pci_get(f, k)) == NULL) {
@@ -1016,7 +1001,7 @@ facts_csv_split(struct strvec *out, const char *line)
 
 	strvec_split(out, line, ',', 0);
 	for (i = 0; i < out->n; i++) {
-		char	*t = facts_trim(out->v[i]);
+		char	*t = str_trim(out->v[i]);
 
 		memmove(out->v[i], t, strlen(t) + 1);
 	}
@@ -1036,7 +1021,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 	if (fields != NULL)
 		facts_csv_split(&hdr, fields);
 	else {
-		while (first < lines.n && *facts_trim(lines.v[first]) == '\0')
+		while (first < lines.n && *str_trim(lines.v[first]) == '\0')
 			first++;
 		if (first == lines.n) {
 			facts_parse_err(err, "nvidia-smi csv", "no header");
@@ -1062,7 +1047,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 		const char		*bus = NULL;
 		long			 index = -1;
 
-		if (*facts_trim(lines.v[i]) == '\0')
+		if (*str_trim(lines.v[i]) == '\0')
 			continue;
 		strvec_clear(&row);
 		facts_csv_split(&row, lines.v[i]);
@@ -1103,7 +1088,7 @@ facts_parse_nvsmi_list(struct facts *f, const char *text,
 
 	facts_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = facts_trim(lines.v[i]), *colon, *u;
+		char	*l = str_trim(lines.v[i]), *colon, *u;
 		long	 idx;
 
 		if (*l == '\0' || strcmp(l, "No devices were found") == 0)
@@ -1133,7 +1118,7 @@ facts_parse_nvsmi_list(struct facts *f, const char *text,
 			}
 			*u = '\0';
 		}
-		facts_set(&g->name, facts_trim(l));
+		facts_set(&g->name, str_trim(l));
 	}
 	r = 0;
 out:
@@ -1417,7 +1402,7 @@ facts_xml_elem(struct facts_xml_rd *rd, struct facts_xml **out, int depth)
 		} else if (facts_xml_text(rd, &text, '<') != 0)
 			goto out;
 	}
-	x->text = xstrdup(facts_trim(text.buf));
+	x->text = xstrdup(str_trim(text.buf));
 done:
 	*out = x;
 	x = NULL;
@@ -1596,7 +1581,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 
 	facts_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = facts_trim(lines.v[i]), *k, *v, *q, *e;
+		char	*l = str_trim(lines.v[i]), *k, *v, *q, *e;
 
 		if (*l == '\0')
 			continue;
@@ -1726,7 +1711,7 @@ facts_parse_block(struct facts *f, const char *text, struct prov_err *err)
 		    (long long)sectors * 512 : -1;
 		d->rotational = strcmp(fl.v[2], "1") == 0 ? 1 :
 		    strcmp(fl.v[2], "0") == 0 ? 0 : -1;
-		d->model = *facts_trim(fl.v[3]) ? xstrdup(facts_trim(fl.v[3])) :
+		d->model = *str_trim(fl.v[3]) ? xstrdup(str_trim(fl.v[3])) :
 		    NULL;
 	}
 	r = 0;
@@ -1938,7 +1923,7 @@ facts_parse_script(struct facts *f, const char *out, struct prov_err *err)
 		rc = -1;
 		if (l == NULL)
 			break;
-		name = xstrdup(facts_trim((char *)l + 8));
+		name = xstrdup(str_trim((char *)l + 8));
 		if (strcmp(name, "end") == 0)
 			ended = 1;
 	}

@@ -133,6 +133,20 @@ str_is_hostname(const char *s)
 	return total <= 253 && label > 0 && prev != '-';
 }
 
+char *
+str_trim(char *s)
+{
+	char	*e;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+	    e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
 int
 str_starts(const char *s, const char *prefix)
 {

@@ -22,6 +22,8 @@ int		 str_to_ulong(const char *s, unsigned long *out);
 int		 str_to_double(const char *s, double *out);
 /* 1 when s is a valid RFC 1123 host name label sequence (no trailing dot). */
 int		 str_is_hostname(const char *s);
+/* Trim leading and trailing blanks and line ends in place; returns the start. */
+char		*str_trim(char *s);
 /* 1 when s starts with prefix. */
 int		 str_starts(const char *s, const char *prefix);
 /* 1 when s consists only of [A-Za-z0-9._+-] and is non-empty: safe in paths and shells. */

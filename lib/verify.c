@@ -64,20 +64,6 @@ verify_parse_err(struct prov_err *err, const char *what, const char *fmt,
 	return -1;
 }
 
-static char *
-verify_trim(char *s)
-{
-	char	*e;
-
-	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-	    e[-1] == '\n'))
-		*--e = '\0';
-	return s;
-}
-
 static void
 verify_set(char **dst, const char *s)
 {
@@ -171,7 +157,7 @@ verify_oneline(const char *s, size_t max)
 
 	verify_lines(&lines, s != NULL ? s : "");
 	for (i = 0; i < lines.n; i++) {
-		char	*l = verify_trim(lines.v[i]);
+		char	*l = str_trim(lines.v[i]);
 
 		if (*l == '\0')
 			continue;
@@ -344,7 +330,7 @@ verify_xml_run(struct verify_xml *x)
 			}
 			if (leaf && x->leaf != NULL)
 				x->leaf(x->arg, x->path.buf,
-				    verify_trim(text.buf));
+				    str_trim(text.buf));
 			buf_reset(&text);
 			leaf = 0;
 			nmarks--;
@@ -699,7 +685,7 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 	for (i = 0; i < lines.n; i++) {
 		struct verify_snode	*n = NULL;
 		const char		*reason;
-		char			*l = verify_trim(lines.v[i]);
+		char			*l = str_trim(lines.v[i]);
 
 		if (*l == '\0')
 			continue;
@@ -741,7 +727,7 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 				verify_set(&n->gres, eq + 1);
 		}
 		if (n != NULL && reason != NULL)
-			verify_set(&n->reason, verify_trim((char *)reason + 8));
+			verify_set(&n->reason, str_trim((char *)reason + 8));
 	}
 	if (nodes == 0 && strspn(text, " \t\r\n") != strlen(text)) {
 		verify_parse_err(err, "scontrol show node", "no nodes");
@@ -908,8 +894,8 @@ verify_parse_chrony(struct verify_time *t, const char *text,
 		if (c == NULL)
 			continue;
 		*c = '\0';
-		k = verify_trim(l);
-		v = verify_trim(c + 1);
+		k = str_trim(l);
+		v = str_trim(c + 1);
 		if (strcmp(k, "Leap status") == 0)
 			leap = v;
 		else if (strcmp(k, "Stratum") == 0)
@@ -955,15 +941,15 @@ verify_parse_timedatectl(struct verify_time *t, const char *text,
 	t->offset_s = -1;
 	verify_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = verify_trim(lines.v[i]), *v = NULL;
+		char	*l = str_trim(lines.v[i]), *v = NULL;
 
 		if (str_starts(l, "NTPSynchronized="))
 			v = l + strlen("NTPSynchronized=");
 		else if (str_starts(l, "System clock synchronized:"))
-			v = verify_trim(l + strlen("System clock "
+			v = str_trim(l + strlen("System clock "
 			    "synchronized:"));
 		else if (str_starts(l, "NTP synchronized:"))
-			v = verify_trim(l + strlen("NTP synchronized:"));
+			v = str_trim(l + strlen("NTP synchronized:"));
 		if (v == NULL)
 			continue;
 		found = 1;
@@ -1244,7 +1230,7 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 	r->sizes = 0;
 	verify_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = verify_trim(lines.v[i]);
+		char	*l = str_trim(lines.v[i]);
 		double	 size, bw_out, bw_in, wr;
 		size_t	 n;
 
@@ -1257,7 +1243,7 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 				double	v;
 				char	*t = xstrdup(p + 1);
 
-				if (verify_is_num(verify_trim(t), &v))
+				if (verify_is_num(str_trim(t), &v))
 					r->avg_busbw = v;
 				free(t);
 			}
@@ -1311,7 +1297,7 @@ verify_parse_dcgmi(struct verify_dcgm *d, const char *text,
 	d->pass = d->fail = d->warn = d->skip = 0;
 	verify_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
-		char	*l = verify_trim(lines.v[i]), *name, *res;
+		char	*l = str_trim(lines.v[i]), *name, *res;
 
 		if (l[0] != '|')
 			continue;
@@ -1319,8 +1305,8 @@ verify_parse_dcgmi(struct verify_dcgm *d, const char *text,
 		strvec_split(&cells, l + 1, '|', 0);
 		if (cells.n < 2)
 			continue;
-		name = verify_trim(cells.v[0]);
-		res = verify_trim(cells.v[1]);
+		name = str_trim(cells.v[0]);
+		res = str_trim(cells.v[1]);
 		if (*name == '\0' || str_starts(name, "-"))
 			continue;
 		if (strncasecmp(res, "pass", 4) == 0)
@@ -2600,7 +2586,7 @@ verify_eval_time(struct verify_ctx *c, size_t k)
 
 	memset(&t, 0, sizeof t);
 	/* the node's clock against this workstation's, during the run */
-	if (sc != NULL && c->env->t0 > 0 && verify_is_num(verify_trim(
+	if (sc != NULL && c->env->t0 > 0 && verify_is_num(str_trim(
 	    sc->body), &tn)) {
 		off = tn < c->env->t0 - 0.5 ? c->env->t0 - tn :
 		    tn > c->env->t1 + 0.5 ? tn - c->env->t1 : 0;
@@ -2805,10 +2791,10 @@ verify_srun_result(const struct verify_sec *s, const char *name,
 			if (names.n == 1 && strcmp(names.v[0], name) == 0) {
 				free(single);
 				single = xasprintf("%c%s (exit %s)", hit ? '+' :
-				    '-', verify_trim(f.v[3]), f.v[2]);
+				    '-', str_trim(f.v[3]), f.v[2]);
 			} else if (group == NULL)
 				group = xasprintf("%c%s (exit %s)", hit ? '+' :
-				    '-', verify_trim(f.v[3]), f.v[2]);
+				    '-', str_trim(f.v[3]), f.v[2]);
 		}
 		prov_err_release(&e);
 		strvec_clear(&names);
