@@ -1,0 +1,16 @@
+# shellcheck shell=sh
+# bench/apply-templates/slurm.sh: BENCH ONLY (see base.sh).  Reads the
+# rendered slurm.conf (it is in the script: every node of the plan) as the
+# real check compares it, and passes; nothing is installed or started.
+
+step_check() {
+	[ "$ORCHESTRATOR" = slurm ] || prov_skip "no Slurm in the plan"
+	[ -n "$SLURM_CONF" ] || return 1
+	printf '%s\n' "$SLURM_CONF" | grep -q "^NodeName=$NODE_NAME " ||
+		[ "$SLURM_ROLE" = controller ] || return 1
+	pkg_installed coreutils
+}
+
+step_apply() {
+	prov_fail "bench template: the check failed, and a bench step never changes this machine"
+}
