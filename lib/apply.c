@@ -848,6 +848,7 @@ apply_dry_run(const struct plan *p, const struct apply_opts *o,
 	memset(&rin, 0, sizeof rin);
 	rin.plan = p;
 	rin.templates = o->templates;
+	rin.apt_repo = o->apt_repo;
 	for (i = 0; i < nsel && r == 0; i++) {
 		char	*dir = xasprintf("%s/%s", o->dry_run_dir, sel[i]->name);
 
@@ -931,6 +932,7 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	c.rin.plan = p;
 	c.rin.templates = o->templates;
 	c.rin.info = c.info;
+	c.rin.apt_repo = o->apt_repo;
 	if (gethostname(c.hostname, sizeof c.hostname) != 0)
 		snprintf(c.hostname, sizeof c.hostname, "unknown");
 	c.hostname[sizeof c.hostname - 1] = '\0';

@@ -74,6 +74,8 @@ struct apply_opts {
 	const char	*dry_run_dir;	/* render only, into this dir */
 	const char	*nodes;		/* hostlist, or NULL: all */
 	const char	*only_step;	/* run only this step, or NULL */
+	const char	*apt_repo;	/* on every node: the unpacked bundle's
+					   repository (offline.h), or NULL */
 	int		 resume;
 	int		 break_lock;
 	long		 forks;		/* 0: the plan's */

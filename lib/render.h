@@ -27,6 +27,11 @@ struct render_in {
 	const struct plan		*plan;
 	const char			*templates;	/* dir */
 	const struct render_hostinfo	*info;		/* per plan node, or NULL */
+	const char			*apt_repo;	/* on the node: a flat apt
+							   repository (an unpacked
+							   bundle) to install from
+							   instead of the network,
+							   or NULL */
 };
 
 /* The head node: the first with role head, else the first node. */
