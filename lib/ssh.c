@@ -188,6 +188,9 @@ struct ssh_conn {
 	char			*cmdline;
 	const char		*in;
 	size_t			 inlen, inoff;
+	struct buf		 feed;		/* more stdin: ssh_pool_feed() */
+	size_t			 feedoff;
+	int			 feed_open;	/* EOF waits for ssh_pool_feed() */
 	int			 eof_sent;
 	int			 internal;
 	int			 wrapped;	/* through sudo */
@@ -689,6 +692,7 @@ ssh_conn_init(struct ssh_conn *c, struct ssh_pool *p, size_t idx,
 	c->spill_fd[1] = c->spill_fd[2] = -1;
 	c->tried = (struct strvec)STRVEC_INIT;
 	buf_init(&c->iout, 0);
+	buf_init(&c->feed, 0);
 	buf_init(&c->ierr, 0);
 	ssh_result_init(&c->res);
 }
@@ -848,6 +852,9 @@ ssh_conn_job_files_release(struct ssh_conn *c)
 	if (c->lfd >= 0)
 		close(c->lfd);
 	c->lfd = -1;
+	buf_release_secret(&c->feed);
+	c->feedoff = 0;
+	c->feed_open = 0;
 	free(c->fbuf);
 	c->fbuf = NULL;
 	c->flen = c->foff = 0;
@@ -922,6 +929,7 @@ ssh_conn_release(struct ssh_conn *c)
 	strvec_clear(&c->tried);
 	buf_release(&c->iout);
 	buf_release(&c->ierr);
+	buf_release_secret(&c->feed);
 	ssh_result_release(&c->res);
 }
 
@@ -1806,6 +1814,9 @@ ssh_conn_ch_begin(struct ssh_conn *c, const char *command, const void *in,
 	c->in = in;
 	c->inlen = in != NULL ? inlen : 0;
 	c->inoff = 0;
+	buf_release_secret(&c->feed);
+	c->feedoff = 0;
+	c->feed_open = !internal && c->job != NULL && c->job->stdin_open;
 	c->eof_sent = 0;
 	c->internal = internal;
 	c->cs = CH_OPEN;
@@ -1868,7 +1879,24 @@ ssh_conn_ch_step(struct ssh_conn *c)
 				break;
 			c->inoff = c->inlen;	/* it stopped reading stdin */
 		}
-		if (c->inoff == c->inlen && !c->eof_sent) {
+		while (c->inoff == c->inlen && c->feedoff < c->feed.len) {
+			n = libssh2_channel_write(c->ch, c->feed.buf +
+			    c->feedoff, c->feed.len - c->feedoff);
+			if (n > 0) {
+				c->feedoff += (size_t)n;
+				continue;
+			}
+			if (SSH_AGAIN(n))
+				break;
+			c->feedoff = c->feed.len;
+			c->feed_open = 0;
+		}
+		if (c->feedoff > 0 && c->feedoff == c->feed.len) {
+			buf_release_secret(&c->feed);
+			c->feedoff = 0;
+		}
+		if (c->inoff == c->inlen && c->feed.len == 0 && !c->feed_open &&
+		    !c->eof_sent) {
 			r = libssh2_channel_send_eof(c->ch);
 			if (!SSH_AGAIN(r))
 				c->eof_sent = 1;
@@ -1910,7 +1938,8 @@ ssh_conn_ch_step(struct ssh_conn *c)
 		 * A quiet command: keepalives, but only with nothing queued to
 		 * send, since libssh2 keeps one pending packet per session.
 		 */
-		if (c->eof_sent && !(c->events & POLLOUT)) {
+		if ((c->eof_sent || (c->feed_open && c->inoff == c->inlen &&
+		    c->feed.len == 0)) && !(c->events & POLLOUT)) {
 			double	now = ssh_now();
 
 			if (c->ka_next == 0)
@@ -2914,6 +2943,24 @@ ssh_pool_run(struct ssh_pool *p, const struct ssh_handler *h,
 	}
 	p->h = NULL;
 	return r;
+}
+
+int
+ssh_pool_feed(struct ssh_pool *p, size_t host, const void *data, size_t len,
+    int eof)
+{
+	struct ssh_conn	*c;
+
+	if (host >= p->n)
+		return -1;
+	c = &p->c[host];
+	if (!c->has_job || !c->feed_open || c->internal)
+		return -1;
+	buf_add(&c->feed, data, len);
+	if (eof)
+		c->feed_open = 0;
+	c->again = 1;
+	return 0;
 }
 
 static const struct ssh_job *

@@ -131,9 +131,11 @@ struct ssh_job {
 					   host name */
 	long		 timeout_s;	/* 0: the config's command_timeout_s */
 	const char	*label;		/* names spill files: HOST.LABEL.out */
+	int		 stdin_open;	/* stdin stays open after stdin_data:
+					   more comes with ssh_pool_feed() */
 };
 
-#define SSH_JOB_INIT { NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL }
+#define SSH_JOB_INIT { NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, 0 }
 
 enum ssh_status {
 	SSH_OK = 0,		/* ran, exit 0 */
@@ -198,6 +200,14 @@ int	 ssh_pool_new(struct ssh_pool **out, const struct ssh_config *,
 int	 ssh_pool_run(struct ssh_pool *, const struct ssh_handler *,
 	    struct prov_err *err);
 /* Notes for the user gathered so far (known_hosts lines skipped ...). */
+/*
+ * More stdin for the running command of a job started with stdin_open
+ * (from the handler's output or done callbacks); eof: nothing more after
+ * this.  The data is copied and wiped once sent.  -1 when the host has no
+ * such job running.
+ */
+int	 ssh_pool_feed(struct ssh_pool *, size_t host, const void *data,
+	    size_t len, int eof);
 const struct strvec *ssh_pool_notes(const struct ssh_pool *);
 /* Close every session, politely, waiting at most a second or two. */
 void	 ssh_pool_close(struct ssh_pool *);

@@ -383,6 +383,95 @@ START_TEST(test_ssh_pool_keep_open)
 }
 END_TEST
 
+/* A conversation: each answer makes the next question (ssh_pool_feed). */
+struct test_talk {
+	struct ssh_pool		*pool;
+	const struct ssh_job	*job;
+	int			 asked[4], said[4];
+	struct buf		 seen[4];
+	struct ssh_result	 res[4];
+};
+
+static const struct ssh_job *
+test_talk_next(void *arg, size_t host)
+{
+	struct test_talk	*t = arg;
+
+	if (t->asked[host])
+		return NULL;
+	t->asked[host] = 1;
+	return t->job;
+}
+
+static void
+test_talk_output(void *arg, size_t host, int stream, const char *d, size_t n)
+{
+	struct test_talk	*t = arg;
+	static const char	*const lines[] = { "echo two\n", "echo three\n",
+	    "exit 3\n" };
+	size_t			 i, nl = 0;
+
+	if (stream != 1)
+		return;
+	buf_add(&t->seen[host], d, n);
+	for (i = 0; i < t->seen[host].len; i++)
+		nl += t->seen[host].buf[i] == '\n';
+	/* one new line of stdin per line of output, never ahead of it */
+	while (t->said[host] < 3 && (size_t)t->said[host] < nl) {
+		const char	*l = lines[t->said[host]];
+
+		ck_assert_int_eq(ssh_pool_feed(t->pool, host, l, strlen(l),
+		    t->said[host] == 2), 0);
+		t->said[host]++;
+	}
+}
+
+static void
+test_talk_done(void *arg, size_t host, const struct ssh_job *j,
+    struct ssh_result *r)
+{
+	struct test_talk	*t = arg;
+
+	(void)j;
+	ssh_result_move(&t->res[host], r);
+	/* the job is over: nothing more can be fed */
+	ck_assert_int_eq(ssh_pool_feed(t->pool, host, "x", 1, 1), -1);
+}
+
+START_TEST(test_ssh_feed)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct test_talk	 t;
+	struct ssh_handler	 h = { test_talk_next, test_talk_done,
+	    test_talk_output, &t };
+	size_t			 i;
+
+	TEST_LIVE();
+	memset(&t, 0, sizeof t);
+	job.command = "sh -s";
+	job.stdin_data = "echo one\n";
+	job.stdin_len = 9;
+	job.stdin_open = 1;
+	t.job = &job;
+	for (i = 0; i < 4; i++) {
+		buf_init(&t.seen[i], 0);
+		ssh_result_init(&t.res[i]);
+	}
+	ck_assert_ok(ssh_pool_new(&t.pool, &cfg, test_hosts, 4, &err), &err);
+	ck_assert_ok(ssh_pool_run(t.pool, &h, &err), &err);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(t.res[i].status, SSH_FAILED);
+		ck_assert_int_eq(t.res[i].exit_code, 3);
+		ck_assert_str_eq(t.res[i].out.buf, "one\ntwo\nthree\n");
+		ssh_result_release(&t.res[i]);
+		buf_release(&t.seen[i]);
+	}
+	ssh_pool_free(t.pool);
+}
+END_TEST
+
 /* Secrets travel on stdin; 5 MB of it too. */
 START_TEST(test_ssh_stdin)
 {
@@ -561,6 +650,7 @@ ssh_suite(void)
 	tcase_add_test(tc, test_ssh_pool_sequence);
 	tcase_add_test(tc, test_ssh_pool_keep_open);
 	tcase_add_test(tc, test_ssh_stdin);
+	tcase_add_test(tc, test_ssh_feed);
 	tcase_add_test(tc, test_ssh_files);
 	tcase_add_test(tc, test_ssh_spill);
 	tcase_add_test(tc, test_ssh_failures);
