@@ -33,6 +33,7 @@ PROV_LOG_DIR=/var/log/provision		# their output
 PROV_STATE_DIR=/var/lib/provision	# what survives a reboot
 PROV_OUT_DIR=/etc/provision/out		# values the engine fetches (0600)
 : "${PROV_PCI_DIR:=/sys/bus/pci/devices}"	# tests point this at a fake tree
+: "${PROV_OS_RELEASE:=/etc/os-release}"		# and this at a fake os-release
 
 # ------------------------------------------------------------------ results
 
@@ -138,23 +139,42 @@ prov_wait() {
 
 # ------------------------------------------------------------------ the OS
 
-# Field KEY of /etc/os-release, quotes removed.
-prov_os_field() {
-	[ -r /etc/os-release ] || return 0
-	sed -n "s/^$1=//p" /etc/os-release | head -n 1 |
-		sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\\(.*\\)'\$/\\1/"
-}
-
 # Sets PROV_OS_ID (debian, ubuntu, rocky), PROV_OS_VERSION (12, 22.04, 9.4),
 # PROV_OS_MAJOR (12, 22, 9), PROV_OS_CODENAME (bookworm, jammy, noble),
 # PROV_OS_FAMILY (debian or rhel), PROV_ARCH (x86_64, aarch64) and
 # PROV_SYSTEMD (1 when systemd is the init system).
+#
+# Every step starts here, so os-release is read by the shell itself: a
+# re-apply of a finished cluster is mostly checks, and forking sed and head
+# a dozen times a step was most of what a check cost.
 prov_os_detect() {
-	PROV_OS_ID=$(prov_os_field ID)
-	PROV_OS_VERSION=$(prov_os_field VERSION_ID)
+	PROV_OS_ID=
+	PROV_OS_VERSION=
+	PROV_OS_CODENAME=
+	_pod_like=
+	if [ -r "$PROV_OS_RELEASE" ]; then
+		while IFS= read -r _pod_l || [ -n "$_pod_l" ]; do
+			_pod_v=${_pod_l#*=}
+			case $_pod_v in
+			\"*\")
+				_pod_v=${_pod_v#\"}
+				_pod_v=${_pod_v%\"}
+				;;
+			\'*\')
+				_pod_v=${_pod_v#\'}
+				_pod_v=${_pod_v%\'}
+				;;
+			esac
+			# the first of a key counts
+			case $_pod_l in
+			ID=*) [ -n "$PROV_OS_ID" ] || PROV_OS_ID=$_pod_v ;;
+			VERSION_ID=*) [ -n "$PROV_OS_VERSION" ] || PROV_OS_VERSION=$_pod_v ;;
+			VERSION_CODENAME=*) [ -n "$PROV_OS_CODENAME" ] || PROV_OS_CODENAME=$_pod_v ;;
+			ID_LIKE=*) [ -n "$_pod_like" ] || _pod_like=$_pod_v ;;
+			esac
+		done <"$PROV_OS_RELEASE"
+	fi
 	PROV_OS_MAJOR=${PROV_OS_VERSION%%.*}
-	PROV_OS_CODENAME=$(prov_os_field VERSION_CODENAME)
-	_pod_like=$(prov_os_field ID_LIKE)
 	case " $PROV_OS_ID $_pod_like " in
 	*" debian "* | *" ubuntu "*) PROV_OS_FAMILY=debian ;;
 	*" rhel "* | *" fedora "* | *" centos "*) PROV_OS_FAMILY=rhel ;;

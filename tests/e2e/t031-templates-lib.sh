@@ -104,6 +104,33 @@ expect_step() {
 	[ "$(echo "$got" | tail -n 1)" = "exit $want" ]
 }
 
+# ------------------------------------------------------------------ the OS
+
+# os-release as distributions write it: quoted and bare values, ID_LIKE, a
+# key twice (the first counts), no newline at the end.
+printf '%s\n' 'NAME="Rocky Linux"' 'ID="rocky"' 'ID_LIKE="rhel centos fedora"' \
+    "VERSION_ID='9.4'" 'ID=other' >"$work/os-rocky"
+printf 'ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy' \
+    >"$work/os-ubuntu"
+os_of() {
+	lsh "PROV_OS_RELEASE=$work/$1"'
+	prov_os_detect
+	echo "$PROV_OS_ID|$PROV_OS_VERSION|$PROV_OS_MAJOR|$PROV_OS_CODENAME|$PROV_OS_FAMILY"'
+}
+expect_os() {
+	got=$(os_of "$1" 2>&1)
+	echo "$got"
+	[ "$got" = "$2" ]
+}
+check "os-release: quoted values, ID_LIKE, the first key wins" \
+    expect_os os-rocky 'rocky|9.4|9||rhel'
+check "os-release: bare values, no final newline" \
+    expect_os os-ubuntu 'ubuntu|22.04|22|jammy|debian'
+check "os-release: missing means an unknown OS" \
+    expect_os os-none '||||unknown'
+check "this machine's own os-release is read" \
+    expect_os ../../etc/os-release "$(. /etc/os-release && echo "$ID|$VERSION_ID|${VERSION_ID%%.*}|${VERSION_CODENAME:-}|debian")"
+
 # ------------------------------------------------------------------ results
 
 check "a step already done is ok (0)" expect_step 0 'true' 'false'
