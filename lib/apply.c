@@ -3,11 +3,10 @@
  *
  * The run is a list of waves; each wave is one ssh_pool_run() and so a
  * barrier.  Within a wave every node works through its own queue of steps
- * as fast as it can: barriers sit only before a head-first step, where
- * the other nodes need what the head made.  Steps reach a node on stdin
- * (`cat > FILE; sh FILE </dev/null`), so a step's own commands can never
- * eat the script, and secrets travel the same way, ahead of the script,
- * read with `dd` into a private directory.
+ * as fast as it can, in one shell fed part by part (apply_chunk): barriers
+ * sit only before a head-first step, where the other nodes need what the
+ * head made.  Each part ends with a marker on both streams, which splits
+ * the output back into parts (apply_stream_in) and says the exit status.
  */
 #include "compat.h"
 
@@ -15,6 +14,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <openssl/evp.h>
 
 #include "apply.h"
 #include "buf.h"
@@ -98,7 +99,7 @@ const struct apply_step apply_steps[] = {
 	{ "gpu-driver", 0, NULL, apply_want_driver },
 	{ "container-runtime", 0, NULL, apply_want_runtime },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm },
-	{ "slurm", APPLY_HEAD_FIRST, NULL, apply_want_slurm },
+	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm },
 	{ "kubernetes", APPLY_HEAD_FIRST, "join", apply_want_k8s },
 	{ "node-exporter", 0, NULL, apply_want_node_exporter },
 	{ "dcgm-exporter", 0, NULL, apply_want_dcgm },
@@ -122,13 +123,42 @@ apply_steps_for(const struct plan *p, const struct plan_node *n,
 
 enum apply_job_kind {
 	AJ_NONE = 0,
-	AJ_LOCK,
-	AJ_LOCK_FORCE,
-	AJ_FACTS,
-	AJ_STEP,
-	AJ_FETCH,
-	AJ_UNLOCK,
+	AJ_RUN,		/* the node's shell: lock, facts, steps, unlock */
+	AJ_FETCH,	/* read the head's value for a head-first step */
 };
+
+enum apply_sec_kind {
+	SEC_LOCK,
+	SEC_FACTS,
+	SEC_STEP,
+	SEC_UNLOCK,
+};
+
+/* One part of a node's job, ended by a marker on stdout and on stderr. */
+struct apply_sec {
+	enum apply_sec_kind	 kind;
+	const struct apply_step	*step;
+	struct buf		 out, err;	/* its output (a step's: the tail) */
+	int			 rc;
+	int			 ended[2];	/* marker seen on stdout, stderr */
+	double			 t0;
+};
+
+/* A stream of the job's output, cut into sections at the markers. */
+struct apply_stream {
+	struct buf	pend;		/* bytes that may begin a marker */
+	size_t		sec;		/* the section its bytes belong to */
+};
+
+enum apply_phase {
+	PH_START,	/* nothing sent yet */
+	PH_STEPS,	/* steps are fed one at a time */
+	PH_END,		/* everything sent */
+};
+
+#define APPLY_MAX_SECS	(APPLY_MAX_STEPS + 3)
+#define APPLY_SEC_KEEP	(64 * 1024)	/* bytes of a step's output kept */
+#define APPLY_MARK	"\n\036provision end "
 
 struct apply_node {
 	size_t			 pi;		/* index in plan->nodes */
@@ -139,15 +169,22 @@ struct apply_node {
 						   exit: session gone or step hung */
 	int			 locked;
 	int			 force_lock;
+	int			 retry;		/* the lock was stale: again, forced */
+	int			 have_facts;
+	const struct apply_step	*last;		/* the last step this run runs here */
 	/* this wave's queue */
 	const struct apply_step	*queue[APPLY_MAX_STEPS];
 	size_t			 nqueue, cursor;
-	int			 wave_job;	/* lock/facts/unlock/fetch pending */
+	int			 ran;		/* had its job in this wave */
+	int			 wave_job;	/* fetch pending */
 	/* the job in flight */
 	enum apply_job_kind	 kind;
-	const struct apply_step	*step;
+	enum apply_phase	 ph;
+	struct apply_sec	 sec[APPLY_MAX_SECS];
+	size_t			 nsec, nsec_done;
+	struct apply_stream	 strm[2];
 	struct ssh_job		 job;
-	struct buf		 in;		/* the job's stdin */
+	struct buf		 in;		/* the job's first stdin */
 	char			*cmd;
 	double			 t0;
 	size_t			 nsteps, stepno;
@@ -162,9 +199,13 @@ struct apply_ctx {
 	struct apply_summary		*sum;
 	struct apply_node		*nodes;
 	size_t				 n;
+	struct ssh_pool			*pool;
 	struct render_hostinfo		*info;	/* per plan node */
 	struct render_in		 rin;
-	enum apply_job_kind		 wave;	/* AJ_LOCK, AJ_FACTS, AJ_STEP, AJ_UNLOCK */
+	enum apply_job_kind		 wave;	/* AJ_RUN or AJ_FETCH */
+	int				 first;	/* the wave that locks every node */
+	int				 unlock_only; /* the last: stray locks */
+	int				 need_facts; /* a step renders from them */
 	const struct apply_step		*hf;	/* head-first step of this wave */
 	struct buf			 secret;	/* the head's value for hf */
 	int				 have_secret;
@@ -257,72 +298,254 @@ apply_log(struct apply_node *an, const char *fmt, ...)
 	fflush(an->log);
 }
 
-/*
- * The lock: a directory on the node; its owner file says whose.  Named
- * after the node ($3, a checked host name), so hosts that share one
- * filesystem (containers, a test fleet) still lock apart.
- */
-static const char apply_lock_sh[] =
-    "l=/var/lock/provision.$3.lock\n"
-    "mkdir -p /var/lock\n"
-    "if [ \"$1\" = force ]; then rm -rf \"$l\"; fi\n"
-    "if mkdir \"$l\" 2>/dev/null; then\n"
-    "  printf '%s\\n' \"$2\" > \"$l/owner\"; exit 0\n"
-    "fi\n"
-    "cat \"$l/owner\" 2>/dev/null || echo unknown\n"
-    "exit 75\n";
-
-static const char apply_unlock_sh[] =
-    "l=/var/lock/provision.$3.lock\n"
-    "if grep -qF -- \"$2\" \"$l/owner\" 2>/dev/null; then rm -rf \"$l\"; fi\n"
-    "exit 0\n";
-
-static char *
-apply_script_cmd(const char *script, const char *arg1, const char *arg2,
-    const char *node)
+/* Is `line` a whole line of text? */
+static int
+apply_has_line(const char *text, size_t len, const char *line)
 {
-	struct buf	b = BUF_INIT;
+	size_t		 ll = strlen(line);
+	const char	*p = text, *end = text + len, *nl;
 
-	buf_adds(&b, "sh -c ");
-	buf_add_shquote(&b, script);
-	buf_adds(&b, " provision-lock ");
-	buf_add_shquote(&b, arg1);
-	buf_addch(&b, ' ');
-	buf_add_shquote(&b, arg2);
-	buf_addch(&b, ' ');
-	buf_add_shquote(&b, node);
-	return buf_detach(&b, NULL);
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		if ((size_t)(nl - p) == ll && memcmp(p, line, ll) == 0)
+			return 1;
+		p = nl + 1;
+	}
+	return 0;
 }
 
 /*
- * The command that runs a step: the secret (if any) is read first from
- * stdin into a private directory, then the script, then the script runs
- * with stdin closed.  Nothing of either is on the command line.
+ * `<<'DELIM'`, TEXT and DELIM: a here-document whose delimiter is no line
+ * of TEXT.  Plan values are quoted inside the scripts, but one holding a
+ * newline and the delimiter would otherwise end the document early and
+ * hand the rest to the node's shell.
  */
-static char *
-apply_step_cmd(const char *secret, size_t secret_len)
+static void
+apply_heredoc(struct buf *b, const char *text, size_t len)
 {
-	struct buf	b = BUF_INIT;
+	char		delim[40];
+	unsigned	n = 0;
 
-	buf_adds(&b, "umask 077; d=$(mktemp -d /tmp/provision.XXXXXX) || exit 1; "
-	    "trap 'rm -rf \"$d\"' HUP INT TERM; mkdir \"$d/s\"; ");
-	if (secret != NULL)
-		buf_addf(&b, "dd bs=1 count=%zu of=\"$d/s/%s\" 2>/dev/null; ",
-		    secret_len, secret);
-	buf_adds(&b, "cat > \"$d/step.sh\"; PROV_SECRET_DIR=\"$d/s\" "
-	    "sh \"$d/step.sh\" </dev/null; rc=$?; rm -rf \"$d\"; exit $rc");
-	return buf_detach(&b, NULL);
+	do
+		snprintf(delim, sizeof delim, "PROVISION_EOF_%u", n++);
+	while (apply_has_line(text, len, delim));
+	buf_addf(b, "<<'%s'\n", delim);
+	buf_add(b, text, len);
+	if (len > 0 && text[len - 1] != '\n')
+		buf_addch(b, '\n');
+	buf_addf(b, "%s\n", delim);
+}
+
+/*
+ * The node's side of a job is one `sh -s` fed from here: the lock, facts,
+ * then one step at a time (the next only once the last one's result is
+ * in, so that a failure, --max-fail or ^C stops the node between steps),
+ * then the unlock.  Each part ends with a marker on stdout and on stderr;
+ * a step's script is a here-document its own `sh -s` reads, and it closes
+ * its stdin first thing (prov_run_step), so nothing of what follows can
+ * be eaten.  One session, one shell: what a re-apply costs a node is its
+ * checks, not our plumbing.
+ */
+static void
+apply_prelude(struct apply_ctx *c, struct apply_node *an, struct buf *b)
+{
+	buf_adds(b, "umask 077\npv_l=/var/lock/provision.");
+	buf_add_shquote(b, an->pn->name);
+	buf_adds(b, ".lock\npv_d=\n"
+	    "trap 'if [ -n \"$pv_d\" ]; then rm -rf \"$pv_d\"; fi' EXIT\n"
+	    "trap 'exit 129' HUP\ntrap 'exit 130' INT\ntrap 'exit 143' TERM\n"
+	    "pv_m() {\n"
+	    "\tprintf '\\n\\036provision end %s\\n' \"$1\"\n"
+	    "\tprintf '\\n\\036provision end %s\\n' \"$1\" >&2\n"
+	    "}\n");
+}
+
+static struct apply_sec *
+apply_sec_add(struct apply_node *an, enum apply_sec_kind kind,
+    const struct apply_step *step)
+{
+	struct apply_sec	*s = &an->sec[an->nsec++];
+
+	memset(s, 0, sizeof *s);
+	s->kind = kind;
+	s->step = step;
+	s->out = (struct buf)BUF_INIT;
+	s->err = (struct buf)BUF_INIT;
+	s->rc = -1;
+	s->t0 = apply_now();
+	return s;
+}
+
+/* The lock: a directory on the node; its owner file says whose. */
+static void
+apply_add_lock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
+{
+	apply_sec_add(an, SEC_LOCK, NULL);
+	buf_adds(b, "mkdir -p /var/lock\n");
+	if (an->force_lock)
+		buf_adds(b, "rm -rf \"$pv_l\"\n");
+	buf_adds(b, "if mkdir \"$pv_l\" 2>/dev/null; then\n\tprintf '%s\\n' ");
+	buf_add_shquote(b, c->owner);
+	buf_addf(b, " >\"$pv_l/owner\"\n\tpv_m '%zu 0'\nelse\n"
+	    "\tcat \"$pv_l/owner\" 2>/dev/null || echo unknown\n"
+	    "\tpv_m '%zu %d'\n\texit 0\nfi\n", an->nsec - 1, an->nsec - 1,
+	    APPLY_EXIT_LOCKED);
+}
+
+static void
+apply_add_facts(struct apply_node *an, struct buf *b)
+{
+	const char	*f = facts_script();
+
+	apply_sec_add(an, SEC_FACTS, NULL);
+	buf_adds(b, "sh -s ");
+	apply_heredoc(b, f, strlen(f));
+	buf_addf(b, "pv_m \"%zu $?\"\n", an->nsec - 1);
+}
+
+static void
+apply_add_unlock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
+{
+	apply_sec_add(an, SEC_UNLOCK, NULL);
+	buf_adds(b, "if grep -qF -- ");
+	buf_add_shquote(b, c->owner);
+	buf_addf(b, " \"$pv_l/owner\" 2>/dev/null; then rm -rf \"$pv_l\"; fi\n"
+	    "pv_m '%zu 0'\n", an->nsec - 1);
+}
+
+/* The secret for a head-first step, base64 on the node's stdin only. */
+static void
+apply_add_secret(struct apply_ctx *c, const char *name, struct buf *b)
+{
+	struct buf	enc = BUF_INIT;
+	size_t		n = 4 * ((c->secret.len + 2) / 3) + 1;
+
+	buf_grow(&enc, n);
+	buf_setlen(&enc, (size_t)EVP_EncodeBlock((unsigned char *)enc.buf,
+	    (const unsigned char *)c->secret.buf, (int)c->secret.len));
+	buf_adds(b, "pv_d=$(mktemp -d /tmp/provision.XXXXXX) && "
+	    "mkdir \"$pv_d/s\" && base64 -d >\"$pv_d/s/");
+	buf_adds(b, name);
+	buf_adds(b, "\" ");
+	apply_heredoc(b, enc.buf, enc.len);
+	buf_release_secret(&enc);
+}
+
+static void apply_fail_node(struct apply_ctx *, struct apply_node *,
+    enum state_res);
+static void apply_step_result(struct apply_ctx *, struct apply_node *,
+    const struct apply_step *, enum state_res, const char *msg, double el);
+
+/* The next step of the queue; -1 when the node cannot go on. */
+static int
+apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
+{
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct apply_event	 ev;
+	const struct apply_step	*s = an->queue[an->cursor++];
+	struct buf		 script = BUF_INIT;
+	int			 hf_secret;
+
+	hf_secret = s->secret != NULL && c->hf == s && an->pn != render_head(c->p);
+	if (hf_secret && !c->have_secret) {
+		char	*m = xasprintf("'%s' from the head is not available "
+		    "(the head's step did not succeed)", s->secret);
+
+		apply_step_result(c, an, s, STATE_FAILED, m, 0);
+		free(m);
+		return -1;
+	}
+	if (render_step(&script, &c->rin, an->pi, s->name, &err) != 0) {
+		apply_note(c, an->pn->name, "%s", err.msg);
+		prov_err_release(&err);
+		buf_release(&script);
+		apply_fail_node(c, an, STATE_FAILED);
+		return -1;
+	}
+	apply_sec_add(an, SEC_STEP, s);
+	if (hf_secret)
+		apply_add_secret(c, s->secret, b);
+	buf_adds(b, "PROV_SECRET_DIR=${pv_d:+\"$pv_d/s\"} sh -s ");
+	apply_heredoc(b, script.buf, script.len);
+	buf_addf(b, "pv_m \"%zu $?\"\n", an->nsec - 1);
+	if (hf_secret)
+		buf_adds(b, "rm -rf \"$pv_d\"\npv_d=\n");
+	buf_release(&script);
+
+	memset(&ev, 0, sizeof ev);
+	ev.kind = APPLY_EV_START;
+	ev.node = an->pn->name;
+	ev.step = s->name;
+	ev.index = (size_t)(an - c->nodes);
+	ev.stepno = an->stepno;
+	ev.nsteps = an->nsteps;
+	apply_emit(c, &ev);
+	apply_log(an, "\n=== step %s (%s)\n", s->name, c->o->run_id);
+	return 0;
+}
+
+/* The node's last job of the run: its lock goes at the end. */
+static int
+apply_is_final(const struct apply_node *an)
+{
+	return an->last == NULL ||
+	    (an->nqueue > 0 && an->queue[an->nqueue - 1] == an->last);
+}
+
+/*
+ * Append what the node's shell runs next: the prelude, lock and facts at
+ * first, then one step, then the tail.  1 when that was the tail (EOF).
+ */
+static int
+apply_chunk(struct apply_ctx *c, struct apply_node *an, struct buf *b)
+{
+	if (c->o->interrupted != NULL && *c->o->interrupted)
+		c->stop = 1;
+	if (an->ph == PH_START) {
+		apply_prelude(c, an, b);
+		an->ph = PH_STEPS;
+		if (!c->unlock_only) {
+			if (!an->locked)
+				apply_add_lock(c, an, b);
+			if (c->need_facts && !an->have_facts)
+				apply_add_facts(an, b);
+		}
+		if (an->nsec > 0)
+			return 0;
+	}
+	while (!an->dead && !c->stop && an->cursor < an->nqueue)
+		if (apply_add_step(c, an, b) == 0)
+			return 0;
+	an->ph = PH_END;
+	if (an->locked && (c->unlock_only || an->dead || c->stop ||
+	    apply_is_final(an)))
+		apply_add_unlock(c, an, b);
+	buf_adds(b, "exit 0\n");
+	return 1;
 }
 
 static void
 apply_job_reset(struct apply_node *an)
 {
+	size_t	i;
+
 	buf_release_secret(&an->in);
 	free(an->cmd);
 	an->cmd = NULL;
 	an->job = (struct ssh_job)SSH_JOB_INIT;
 	an->kind = AJ_NONE;
-	an->step = NULL;
+	for (i = 0; i < an->nsec; i++) {
+		buf_release(&an->sec[i].out);
+		buf_release(&an->sec[i].err);
+	}
+	an->nsec = an->nsec_done = 0;
+	for (i = 0; i < 2; i++) {
+		buf_release(&an->strm[i].pend);
+		an->strm[i].sec = 0;
+	}
+	an->ph = PH_START;
 }
 
 static const struct ssh_job *
@@ -334,63 +557,8 @@ apply_job_start(struct apply_ctx *c, struct apply_node *an,
 	an->job.command = an->cmd;
 	an->job.stdin_data = an->in.buf;
 	an->job.stdin_len = an->in.len;
-	an->job.label = an->step != NULL ? an->step->name : "provision";
+	an->job.label = "provision";
 	return &an->job;
-}
-
-static const struct ssh_job *
-apply_next_step(struct apply_ctx *c, struct apply_node *an)
-{
-	struct prov_err		 err = PROV_ERR_INIT;
-	struct apply_event	 ev;
-	const struct apply_step	*s;
-	int			 hf_secret;
-
-	s = an->queue[an->cursor++];
-	an->step = s;
-	hf_secret = s->secret != NULL && c->hf == s && an->pn != render_head(c->p);
-	if (hf_secret && !c->have_secret) {
-		char	*m = xasprintf("'%s' from the head is not available "
-		    "(the head's step did not succeed)", s->secret);
-
-		state_set(c->st, an->pn->name, s->name, STATE_FAILED, m, 0);
-		memset(&ev, 0, sizeof ev);
-		ev.kind = APPLY_EV_DONE;
-		ev.node = an->pn->name;
-		ev.step = s->name;
-		ev.res = STATE_FAILED;
-		ev.msg = m;
-		an->stepno++;
-		ev.stepno = an->stepno;
-		ev.nsteps = an->nsteps;
-		apply_emit(c, &ev);
-		free(m);
-		an->dead = 1;
-		c->sum->failed++;
-		c->nfailed++;
-		return NULL;
-	}
-	if (hf_secret) {
-		buf_add(&an->in, c->secret.buf, c->secret.len);
-		an->cmd = apply_step_cmd(s->secret, c->secret.len);
-	} else
-		an->cmd = apply_step_cmd(NULL, 0);
-	if (render_step(&an->in, &c->rin, an->pi, s->name, &err) != 0) {
-		apply_note(c, an->pn->name, "%s", err.msg);
-		prov_err_release(&err);
-		an->dead = 1;
-		return NULL;
-	}
-	memset(&ev, 0, sizeof ev);
-	ev.kind = APPLY_EV_START;
-	ev.node = an->pn->name;
-	ev.step = s->name;
-	ev.index = (size_t)(an - c->nodes);
-	ev.stepno = an->stepno;
-	ev.nsteps = an->nsteps;
-	apply_emit(c, &ev);
-	apply_log(an, "\n=== step %s (%s)\n", s->name, c->o->run_id);
-	return apply_job_start(c, an, AJ_STEP);
 }
 
 static const struct ssh_job *
@@ -402,72 +570,58 @@ apply_next(void *arg, size_t host)
 	apply_job_reset(an);
 	if (c->o->interrupted != NULL && *c->o->interrupted)
 		c->stop = 1;
-	/*
-	 * A node whose step failed still has its session: its lock goes.
-	 * One whose session was lost, or whose step hung (it may still run
-	 * there), keeps it; the next apply from here takes it over as stale.
-	 */
-	if (c->wave == AJ_UNLOCK) {
-		if (!an->locked || an->conn_lost)
+	if (c->unlock_only) {
+		/*
+		 * A node whose session was lost, or whose step hung (it may
+		 * still run there), keeps its lock; the next apply from here
+		 * takes it over as stale.
+		 */
+		if (an->ran || !an->locked || an->conn_lost)
 			return NULL;
-		an->locked = 0;
-		an->cmd = apply_script_cmd(apply_unlock_sh, "release", c->owner,
-		    an->pn->name);
-		return apply_job_start(c, an, AJ_UNLOCK);
+	} else {
+		if (an->dead || c->stop)
+			return NULL;
+		if (c->wave == AJ_FETCH) {
+			if (!an->wave_job)
+				return NULL;
+			an->wave_job = 0;
+			an->cmd = xasprintf("cat /etc/provision/out/%s",
+			    c->hf->secret);
+			return apply_job_start(c, an, AJ_FETCH);
+		}
+		if (an->ran && !an->retry)
+			return NULL;
+		if (!c->first && an->nqueue == 0)
+			return NULL;
 	}
-	if (an->dead || c->stop)
-		return NULL;
-	switch (c->wave) {
-	case AJ_LOCK:
-		if (!an->wave_job)
-			return NULL;
-		an->wave_job = 0;
-		an->cmd = apply_script_cmd(apply_lock_sh, an->force_lock ?
-		    "force" : "take", c->owner, an->pn->name);
-		return apply_job_start(c, an, an->force_lock ? AJ_LOCK_FORCE :
-		    AJ_LOCK);
-	case AJ_FACTS:
-		if (!an->wave_job)
-			return NULL;
-		an->wave_job = 0;
-		an->cmd = xstrdup("sh -s");
-		buf_adds(&an->in, facts_script());
-		return apply_job_start(c, an, AJ_FACTS);
-	case AJ_FETCH:
-		if (!an->wave_job)
-			return NULL;
-		an->wave_job = 0;
-		an->cmd = xasprintf("cat /etc/provision/out/%s", c->hf->secret);
-		return apply_job_start(c, an, AJ_FETCH);
-	default:
-		break;
-	}
-	while (an->cursor < an->nqueue) {
-		const struct ssh_job	*j = apply_next_step(c, an);
+	an->ran = 1;
+	an->retry = 0;
+	an->cursor = 0;
+	an->cmd = xstrdup("sh -s");
+	an->job.stdin_open = !apply_chunk(c, an, &an->in);
+	return apply_job_start(c, an, AJ_RUN);
+}
 
-		if (j != NULL || an->dead)
-			return j;
-	}
-	return NULL;
+/* Feed the node's shell its next part, once every part sent has ended. */
+static void
+apply_feed(struct apply_ctx *c, struct apply_node *an, size_t host)
+{
+	struct buf	b = BUF_INIT;
+	int		eof;
+
+	if (an->ph == PH_END || an->nsec_done < an->nsec)
+		return;
+	eof = apply_chunk(c, an, &b);
+	if (ssh_pool_feed(c->pool, host, b.buf, b.len, eof) != 0)
+		an->ph = PH_END;
+	buf_release_secret(&b);
 }
 
 static enum state_res
-apply_result_of(const struct ssh_result *r)
+apply_result_of(int rc)
 {
-	switch (r->status) {
-	case SSH_OK:
-		return STATE_OK;
-	case SSH_FAILED:
-		return r->exit_code == APPLY_EXIT_CHANGED ? STATE_CHANGED :
-		    r->exit_code == APPLY_EXIT_SKIPPED ? STATE_SKIPPED :
-		    STATE_FAILED;
-	case SSH_UNREACHABLE:
-	case SSH_TIMEOUT:
-		return r->exit_code < 0 && r->out_total == 0 ?
-		    STATE_UNREACHABLE : STATE_FAILED;
-	default:
-		return STATE_FAILED;
-	}
+	return rc == 0 ? STATE_OK : rc == APPLY_EXIT_CHANGED ? STATE_CHANGED :
+	    rc == APPLY_EXIT_SKIPPED ? STATE_SKIPPED : STATE_FAILED;
 }
 
 /* The last non-empty line of a buffer, for a one-line reason. */
@@ -514,6 +668,29 @@ apply_clear_row(struct apply_ctx *c, struct apply_node *an, const char *row,
 		state_set(c->st, an->pn->name, row, STATE_OK, NULL, el);
 }
 
+/* A failed lock or facts part: its row, an event, the node stops. */
+static void
+apply_pre_failed(struct apply_ctx *c, struct apply_node *an, const char *row,
+    enum state_res res, const char *msg, double el)
+{
+	struct apply_event	ev;
+
+	if (an->selected) {
+		state_set(c->st, an->pn->name, row, res, msg, el);
+		c->sum->nodes_unreachable += res == STATE_UNREACHABLE;
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.kind = APPLY_EV_DONE;
+	ev.node = an->pn->name;
+	ev.step = row;
+	ev.res = res;
+	ev.msg = msg;
+	ev.elapsed = el;
+	apply_emit(c, &ev);
+	apply_fail_node(c, an, res);
+	apply_save(c, 1);
+}
+
 /* Parse "run=... host=... pid=... since=..." of a foreign lock. */
 static int
 apply_lock_is_stale(struct apply_ctx *c, const char *owner)
@@ -539,180 +716,24 @@ apply_lock_is_stale(struct apply_ctx *c, const char *owner)
 }
 
 static void
-apply_done(void *arg, size_t host, const struct ssh_job *job,
-    struct ssh_result *r)
+apply_step_result(struct apply_ctx *c, struct apply_node *an,
+    const struct apply_step *s, enum state_res res, const char *msg,
+    double el)
 {
-	struct apply_ctx	*c = arg;
-	struct apply_node	*an = &c->nodes[host];
-	struct apply_event	 ev;
-	enum state_res		 res;
-	char			*msg = NULL;
-	double			 el = apply_now() - an->t0;
+	struct apply_event	ev;
 
-	if (r->status != SSH_OK && r->status != SSH_FAILED) {
-		/*
-		 * No exit status: the session failed or the command hung.
-		 * Before any step ran, a node that is down and one that never
-		 * answers (no banner, no key exchange) are both unreachable.
-		 */
-		int	pre = an->kind == AJ_LOCK || an->kind == AJ_LOCK_FORCE ||
-		    an->kind == AJ_FACTS;
-
-		an->conn_lost = 1;
-		res = r->status == SSH_UNREACHABLE || (pre &&
-		    r->status == SSH_TIMEOUT) ? STATE_UNREACHABLE :
-		    STATE_FAILED;
-		msg = xasprintf("%s: %s", ssh_status_name(r->status),
-		    r->error != NULL ? r->error : "no detail");
-		if (pre && an->selected) {
-			state_set(c->st, an->pn->name, an->kind == AJ_FACTS ?
-			    "facts" : "lock", res, msg, el);
-			c->sum->nodes_unreachable += res == STATE_UNREACHABLE;
-		}
-		if (an->step != NULL)
-			goto step_result;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = APPLY_EV_DONE;
-		ev.node = an->pn->name;
-		ev.step = an->kind == AJ_FACTS ? "facts" : an->kind == AJ_FETCH ?
-		    c->hf->secret : an->kind == AJ_UNLOCK ? "unlock" : "lock";
-		ev.res = res;
-		ev.msg = msg;
-		ev.elapsed = el;
-		apply_emit(c, &ev);
-		if (an->kind != AJ_UNLOCK)
-			apply_fail_node(c, an, res);
-		apply_save(c, 1);
-		free(msg);
-		return;
-	}
-	switch (an->kind) {
-	case AJ_LOCK:
-	case AJ_LOCK_FORCE:
-		if (r->status == SSH_OK) {
-			an->locked = 1;
-			apply_clear_row(c, an, "lock", el);
-			return;
-		}
-		msg = apply_last_line(&r->out);
-		if (r->exit_code == APPLY_EXIT_LOCKED && an->kind == AJ_LOCK &&
-		    (c->o->break_lock || apply_lock_is_stale(c, msg != NULL ?
-		    msg : ""))) {
-			apply_note(c, an->pn->name, "%s lock (%s): taken over",
-			    c->o->break_lock ? "breaking the" :
-			    "stale: the apply that held it is gone;",
-			    msg != NULL ? msg : "unknown owner");
-			an->force_lock = 1;
-			an->wave_job = 1;
-			free(msg);
-			return;
-		}
-		{
-			char	*m = xasprintf("locked by another apply (%s): "
-			    "wait for it, or if it died on another machine "
-			    "run with --break-lock", msg != NULL ? msg :
-			    "unknown owner");
-
-			state_set(c->st, an->pn->name, "lock", STATE_FAILED, m,
-			    el);
-			memset(&ev, 0, sizeof ev);
-			ev.kind = APPLY_EV_DONE;
-			ev.node = an->pn->name;
-			ev.step = "lock";
-			ev.res = STATE_FAILED;
-			ev.msg = m;
-			apply_emit(c, &ev);
-			free(m);
-		}
-		apply_fail_node(c, an, STATE_FAILED);
-		free(msg);
-		return;
-	case AJ_UNLOCK:
-		return;
-	case AJ_FETCH:
-		/* A secret: into memory only, never logged or shown. */
-		if (r->status == SSH_OK && r->out.len > 0 && !r->out.truncated) {
-			buf_release_secret(&c->secret);
-			buf_add(&c->secret, r->out.buf, r->out.len);
-			c->have_secret = 1;
-		} else
-			apply_note(c, an->pn->name, "cannot read '%s' from the "
-			    "head: exit %d", c->hf->secret, r->exit_code);
-		buf_release_secret(&r->out);
-		return;
-	case AJ_FACTS: {
-		struct facts	*f = facts_new();
-		struct prov_err	 err = PROV_ERR_INIT;
-
-		if (r->status != SSH_OK ||
-		    facts_parse_script(f, r->out.buf, &err) != 0) {
-			msg = xasprintf("facts: %s", err.msg != NULL ? err.msg :
-			    "the facts script failed");
-			state_set(c->st, an->pn->name, "facts", STATE_FAILED, msg,
-			    el);
-			apply_note(c, an->pn->name, "%s", msg);
-			apply_fail_node(c, an, STATE_FAILED);
-		} else {
-			struct render_hostinfo	*hi = &c->info[an->pi];
-
-			apply_clear_row(c, an, "facts", el);
-			facts_finish(f, c->p->catalog);
-			hi->have = 1;
-			hi->cpus = f->cpu_threads > 0 ? f->cpu_threads : 1;
-			hi->mem_mb = (long)(f->mem_kb / 1024);
-			hi->gpus = (long)f->ngpus;
-			if (c->o->run_dir != NULL) {
-				struct buf	 j = BUF_INIT;
-				char		*path = xasprintf("%s/facts/%s.json",
-				    c->o->run_dir, an->pn->name);
-
-				facts_to_json(&j, f);
-				if (buf_write_file_atomic(path, j.buf, j.len,
-				    0644) != 0)
-					apply_note(c, an->pn->name, "cannot "
-					    "write %s: %s", path, strerror(errno));
-				free(path);
-				buf_release(&j);
-			}
-		}
-		prov_err_release(&err);
-		facts_free(f);
-		free(msg);
-		return;
-	}
-	default:
-		break;
-	}
-	res = apply_result_of(r);
-	if (res == STATE_SKIPPED) {
-		char	*l = apply_last_line(&r->out);
-
-		if (l != NULL && str_starts(l, "skipped: "))
-			msg = xstrdup(l + 9);
-		else
-			msg = l, l = NULL;
-		free(l);
-	} else if (res == STATE_FAILED) {
-		char	*l = apply_last_line(&r->err);
-
-		msg = xasprintf("exit %d%s%s", r->exit_code, l != NULL ? ": " :
-		    "", l != NULL ? l : "");
-		free(l);
-	}
-step_result:
-	apply_log(an, "=== %s: %s%s%s (%.1f s)\n", an->step->name,
-	    state_res_name(res), msg != NULL ? ": " : "", msg != NULL ? msg : "",
-	    el);
-	state_set(c->st, an->pn->name, an->step->name, res, msg, el);
+	apply_log(an, "=== %s: %s%s%s (%.1f s)\n", s->name, state_res_name(res),
+	    msg != NULL ? ": " : "", msg != NULL ? msg : "", el);
+	state_set(c->st, an->pn->name, s->name, res, msg, el);
 	an->stepno++;
 	memset(&ev, 0, sizeof ev);
 	ev.kind = APPLY_EV_DONE;
 	ev.node = an->pn->name;
-	ev.step = an->step->name;
+	ev.step = s->name;
 	ev.res = res;
 	ev.msg = msg;
 	ev.elapsed = el;
-	ev.index = host;
+	ev.index = (size_t)(an - c->nodes);
 	ev.stepno = an->stepno;
 	ev.nsteps = an->nsteps;
 	apply_emit(c, &ev);
@@ -732,7 +753,244 @@ step_result:
 		break;
 	}
 	apply_save(c, res == STATE_FAILED || res == STATE_UNREACHABLE);
+}
+
+static void
+apply_lock_done(struct apply_ctx *c, struct apply_node *an,
+    struct apply_sec *s, double el)
+{
+	char	*owner, *m;
+
+	if (s->rc == 0) {
+		an->locked = 1;
+		apply_clear_row(c, an, "lock", el);
+		return;
+	}
+	an->ph = PH_END;	/* the node's shell has left */
+	owner = apply_last_line(&s->out);
+	if (s->rc == APPLY_EXIT_LOCKED && !an->force_lock &&
+	    (c->o->break_lock || apply_lock_is_stale(c, owner != NULL ?
+	    owner : ""))) {
+		apply_note(c, an->pn->name, "%s lock (%s): taken over",
+		    c->o->break_lock ? "breaking the" :
+		    "stale: the apply that held it is gone;",
+		    owner != NULL ? owner : "unknown owner");
+		an->force_lock = 1;
+		an->retry = 1;
+		free(owner);
+		return;
+	}
+	m = xasprintf("locked by another apply (%s): wait for it, or if it "
+	    "died on another machine run with --break-lock", owner != NULL ?
+	    owner : "unknown owner");
+	apply_pre_failed(c, an, "lock", STATE_FAILED, m, el);
+	free(m);
+	free(owner);
+}
+
+static void
+apply_facts_done(struct apply_ctx *c, struct apply_node *an,
+    struct apply_sec *s, double el)
+{
+	struct facts		*f = facts_new();
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct render_hostinfo	*hi = &c->info[an->pi];
+
+	if (s->rc != 0 || facts_parse_script(f, s->out.buf, &err) != 0) {
+		char	*msg = xasprintf("facts: %s", err.msg != NULL ?
+		    err.msg : "the facts script failed");
+
+		apply_note(c, an->pn->name, "%s", msg);
+		apply_pre_failed(c, an, "facts", STATE_FAILED, msg, el);
+		free(msg);
+		goto out;
+	}
+	apply_clear_row(c, an, "facts", el);
+	facts_finish(f, c->p->catalog);
+	an->have_facts = 1;
+	hi->have = 1;
+	hi->cpus = f->cpu_threads > 0 ? f->cpu_threads : 1;
+	hi->mem_mb = (long)(f->mem_kb / 1024);
+	hi->gpus = (long)f->ngpus;
+	if (c->o->run_dir != NULL) {
+		struct buf	 j = BUF_INIT;
+		char		*path = xasprintf("%s/facts/%s.json",
+		    c->o->run_dir, an->pn->name);
+
+		facts_to_json(&j, f);
+		if (buf_write_file_atomic(path, j.buf, j.len, 0644) != 0)
+			apply_note(c, an->pn->name, "cannot write %s: %s", path,
+			    strerror(errno));
+		free(path);
+		buf_release(&j);
+	}
+out:
+	prov_err_release(&err);
+	facts_free(f);
+}
+
+static void
+apply_step_done(struct apply_ctx *c, struct apply_node *an,
+    struct apply_sec *s, double el)
+{
+	enum state_res	 res = apply_result_of(s->rc);
+	char		*msg = NULL, *l;
+
+	if (res == STATE_SKIPPED) {
+		l = apply_last_line(&s->out);
+		if (l != NULL && str_starts(l, "skipped: ")) {
+			msg = xstrdup(l + 9);
+			free(l);
+		} else
+			msg = l;
+	} else if (res == STATE_FAILED) {
+		l = apply_last_line(&s->err);
+		msg = xasprintf("exit %d%s%s", s->rc, l != NULL ? ": " : "",
+		    l != NULL ? l : "");
+		free(l);
+	}
+	apply_step_result(c, an, s->step, res, msg, el);
 	free(msg);
+}
+
+/* Every section both streams have ended, in order; then feed the next. */
+static void
+apply_settle(struct apply_ctx *c, struct apply_node *an, size_t host)
+{
+	while (an->nsec_done < an->nsec) {
+		struct apply_sec	*s = &an->sec[an->nsec_done];
+		double			 el = apply_now() - s->t0;
+
+		if (!s->ended[0] || !s->ended[1])
+			return;
+		an->nsec_done++;
+		switch (s->kind) {
+		case SEC_LOCK:
+			apply_lock_done(c, an, s, el);
+			break;
+		case SEC_FACTS:
+			apply_facts_done(c, an, s, el);
+			break;
+		case SEC_STEP:
+			apply_step_done(c, an, s, el);
+			break;
+		case SEC_UNLOCK:
+			an->locked = 0;
+			break;
+		}
+	}
+	apply_feed(c, an, host);
+}
+
+/* Output of the section a stream is in (0 stdout, 1 stderr). */
+static void
+apply_sec_data(struct apply_ctx *c, struct apply_node *an, size_t host,
+    int sn, const char *d, size_t n)
+{
+	struct apply_sec	*s;
+	struct apply_event	 ev;
+	struct buf		*b;
+
+	if (n == 0 || an->strm[sn].sec >= an->nsec)
+		return;
+	s = &an->sec[an->strm[sn].sec];
+	b = sn == 0 ? &s->out : &s->err;
+	if (s->kind == SEC_STEP && b->len + n > APPLY_SEC_KEEP &&
+	    b->len > APPLY_SEC_KEEP / 2) {
+		/* a chatty step: its reason is at the end */
+		memmove(b->buf, b->buf + b->len - APPLY_SEC_KEEP / 2,
+		    APPLY_SEC_KEEP / 2);
+		buf_setlen(b, APPLY_SEC_KEEP / 2);
+	}
+	buf_add(b, d, n);
+	/* Only step output reaches the log: never facts, never a secret. */
+	if (s->kind != SEC_STEP)
+		return;
+	if (an->log != NULL) {
+		fwrite(d, 1, n, an->log);
+		an->log_midline = d[n - 1] != '\n';
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.kind = APPLY_EV_OUTPUT;
+	ev.node = an->pn->name;
+	ev.step = s->step->name;
+	ev.data = d;
+	ev.len = n;
+	ev.index = host;
+	apply_emit(c, &ev);
+}
+
+/* How many bytes at the end of p could begin a marker. */
+static size_t
+apply_mark_prefix(const char *p, size_t len)
+{
+	static const char	mark[] = APPLY_MARK;
+	size_t			k = sizeof mark - 2;
+
+	if (k > len)
+		k = len;
+	for (; k > 0; k--)
+		if (memcmp(p + len - k, mark, k) == 0)
+			return k;
+	return 0;
+}
+
+/* A marker "K RC" ended section K of stream sn. */
+static void
+apply_sec_end(struct apply_node *an, int sn, const char *arg, size_t len)
+{
+	char		 tmp[48];
+	unsigned long	 k;
+	int		 rc;
+
+	if (len >= sizeof tmp)
+		return;
+	memcpy(tmp, arg, len);
+	tmp[len] = '\0';
+	if (sscanf(tmp, "%lu %d", &k, &rc) != 2 || k != an->strm[sn].sec ||
+	    k >= an->nsec)
+		return;
+	an->sec[k].ended[sn] = 1;
+	if (sn == 0)
+		an->sec[k].rc = rc;
+	an->strm[sn].sec++;
+}
+
+/* Bytes of stream sn; `end`: no more will come. */
+static void
+apply_stream_in(struct apply_ctx *c, struct apply_node *an, size_t host,
+    int sn, const char *d, size_t n, int end)
+{
+	static const char	 mark[] = APPLY_MARK;
+	const size_t		 ml = sizeof mark - 1;
+	struct buf		*pb = &an->strm[sn].pend;
+	char			*p, *m, *eol;
+	size_t			 used, keep;
+
+	buf_add(pb, d, n);
+	for (;;) {
+		p = pb->buf;
+		m = memmem(p, pb->len, mark, ml);
+		eol = m != NULL ? memchr(m + ml, '\n', pb->len -
+		    (size_t)(m + ml - p)) : NULL;
+		if (eol == NULL) {
+			/* hold back what may be a marker still coming */
+			used = m != NULL ? (size_t)(m - p) : pb->len -
+			    apply_mark_prefix(p, pb->len);
+			if (end)
+				used = pb->len;
+			apply_sec_data(c, an, host, sn, p, used);
+			keep = pb->len - used;
+			memmove(pb->buf, pb->buf + used, keep);
+			buf_setlen(pb, keep);
+			return;
+		}
+		apply_sec_data(c, an, host, sn, p, (size_t)(m - p));
+		apply_sec_end(an, sn, m + ml, (size_t)(eol - m - ml));
+		used = (size_t)(eol + 1 - p);
+		memmove(pb->buf, pb->buf + used, pb->len - used);
+		buf_setlen(pb, pb->len - used);
+	}
 }
 
 static void
@@ -740,34 +998,97 @@ apply_output(void *arg, size_t host, int stream, const char *data, size_t len)
 {
 	struct apply_ctx	*c = arg;
 	struct apply_node	*an = &c->nodes[host];
-	struct apply_event	 ev;
 
-	/* Only step output: never facts noise, never a secret read. */
-	if (an->kind != AJ_STEP)
+	/* a fetch reads a secret: it goes nowhere but memory */
+	if (an->kind != AJ_RUN)
 		return;
-	if (an->log != NULL && len > 0) {
-		fwrite(data, 1, len, an->log);
-		an->log_midline = data[len - 1] != '\n';
+	apply_stream_in(c, an, host, stream == 1 ? 0 : 1, data, len, 0);
+	apply_settle(c, an, host);
+}
+
+static void
+apply_done(void *arg, size_t host, const struct ssh_job *job,
+    struct ssh_result *r)
+{
+	struct apply_ctx	*c = arg;
+	struct apply_node	*an = &c->nodes[host];
+	struct apply_sec	*s;
+	enum state_res		 res;
+	char			*msg;
+	double			 el;
+
+	if (an->kind == AJ_FETCH) {
+		/* A secret: into memory only, never logged or shown. */
+		if (r->status == SSH_OK && r->out.len > 0 && !r->out.truncated) {
+			buf_release_secret(&c->secret);
+			buf_add(&c->secret, r->out.buf, r->out.len);
+			c->have_secret = 1;
+		} else
+			apply_note(c, an->pn->name, "cannot read '%s' from the "
+			    "head: %s", c->hf->secret, r->error != NULL ?
+			    r->error : "exit status not 0");
+		buf_release_secret(&r->out);
+		return;
 	}
-	memset(&ev, 0, sizeof ev);
-	ev.kind = APPLY_EV_OUTPUT;
-	ev.node = an->pn->name;
-	ev.step = an->step != NULL ? an->step->name : NULL;
-	ev.data = data;
-	ev.len = len;
-	ev.index = host;
-	apply_emit(c, &ev);
-	(void)stream;
+	an->ph = PH_END;	/* nothing more can be fed */
+	apply_stream_in(c, an, host, 0, NULL, 0, 1);
+	apply_stream_in(c, an, host, 1, NULL, 0, 1);
+	apply_settle(c, an, host);
+	if (r->status != SSH_OK && r->status != SSH_FAILED)
+		an->conn_lost = 1;
+	/* a lock refused (the shell leaves at once) was said already */
+	if (an->nsec_done >= an->nsec || an->dead || an->retry)
+		return;
+	/* The job ended inside a part: that part failed. */
+	s = &an->sec[an->nsec_done];
+	el = apply_now() - s->t0;
+	if (r->status != SSH_OK && r->status != SSH_FAILED) {
+		/*
+		 * No exit status: the session failed or the command hung.
+		 * Before any step ran, a node that is down and one that never
+		 * answers (no banner, no key exchange) are both unreachable.
+		 */
+		int	pre = s->kind == SEC_LOCK || s->kind == SEC_FACTS;
+
+		res = r->status == SSH_UNREACHABLE || (pre &&
+		    r->status == SSH_TIMEOUT) ? STATE_UNREACHABLE :
+		    STATE_FAILED;
+		msg = xasprintf("%s: %s", ssh_status_name(r->status),
+		    r->error != NULL ? r->error : "no detail");
+	} else {
+		res = STATE_FAILED;
+		msg = xasprintf("the node's shell ended (exit %d%s%s) before "
+		    "this part did", r->exit_code, r->exit_signal != NULL ?
+		    ", signal " : "", r->exit_signal != NULL ?
+		    r->exit_signal : "");
+	}
+	switch (s->kind) {
+	case SEC_LOCK:
+		apply_pre_failed(c, an, "lock", res, msg, el);
+		break;
+	case SEC_FACTS:
+		apply_pre_failed(c, an, "facts", res, msg, el);
+		break;
+	case SEC_STEP:
+		apply_step_result(c, an, s->step, res, msg, el);
+		break;
+	case SEC_UNLOCK:
+		break;
+	}
+	free(msg);
+	(void)job;
 }
 
 static int
-apply_wave(struct apply_ctx *c, struct ssh_pool *pool,
-    enum apply_job_kind wave, struct prov_err *err)
+apply_wave(struct apply_ctx *c, enum apply_job_kind wave, struct prov_err *err)
 {
 	struct ssh_handler	h = { apply_next, apply_done, apply_output, c };
+	size_t			i;
 
 	c->wave = wave;
-	if (ssh_pool_run(pool, &h, err) != 0)
+	for (i = 0; i < c->n; i++)
+		c->nodes[i].ran = 0;
+	if (ssh_pool_run(c->pool, &h, err) != 0)
 		return -1;
 	apply_save(c, 1);
 	return 0;
@@ -810,6 +1131,37 @@ apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
 		}
 	}
 	return total;
+}
+
+/*
+ * Each node's last step of the run (its lock goes with it), and whether
+ * any step to run renders from facts (else no node is asked for them).
+ */
+static void
+apply_plan_nodes(struct apply_ctx *c)
+{
+	size_t	i, s;
+
+	for (i = 0; i < c->n; i++) {
+		struct apply_node	*an = &c->nodes[i];
+
+		an->last = NULL;
+		if (!an->selected)
+			continue;
+		for (s = 0; apply_steps[s].name != NULL; s++) {
+			const struct apply_step	*st = &apply_steps[s];
+
+			if (!st->wanted(c->p, an->pn) ||
+			    (c->o->only_step != NULL &&
+			    strcmp(c->o->only_step, st->name) != 0) ||
+			    (c->o->resume && state_res_done(state_get(c->st,
+			    an->pn->name, st->name))))
+				continue;
+			an->last = st;
+			if (st->flags & APPLY_NEEDS_FACTS)
+				c->need_facts = 1;
+		}
+	}
 }
 
 static int
@@ -975,17 +1327,16 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	cfg.keep_open = 1;
 	if (ssh_pool_new(&pool, &cfg, hosts, nhosts, err) != 0)
 		goto out;
+	c.pool = pool;
+	apply_plan_nodes(&c);
+	/* "running" on disk before anything runs: a kill leaves a true file */
+	apply_save(&c, 1);
 
-	for (i = 0; i < c.n; i++)
-		c.nodes[i].wave_job = 1;
-	if (apply_wave(&c, pool, AJ_LOCK, err) != 0)
-		goto out;
-	for (i = 0; i < c.n; i++)
-		c.nodes[i].wave_job = !c.nodes[i].dead;
-	if (apply_wave(&c, pool, AJ_FACTS, err) != 0)
-		goto out;
-
-	/* Segments of steps between head-first steps. */
+	/*
+	 * Segments of steps between head-first steps.  The first wave also
+	 * locks every node and gathers the facts, even where it has no step.
+	 */
+	c.first = 1;
 	seg = 0;
 	for (s = 0; ; s++) {
 		const struct apply_step	*st = &apply_steps[s];
@@ -993,10 +1344,11 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		if (st->name != NULL && !(st->flags & APPLY_HEAD_FIRST))
 			continue;
 		/* steps [seg, s) run as one wave, nodes independently */
-		if (s > seg && apply_fill(&c, seg, s, 0, seg > 0 &&
-		    (apply_steps[seg].flags & APPLY_HEAD_FIRST)) > 0 &&
-		    apply_wave(&c, pool, AJ_STEP, err) != 0)
+		if ((apply_fill(&c, seg, s, 0, seg > 0 &&
+		    (apply_steps[seg].flags & APPLY_HEAD_FIRST)) > 0 ||
+		    c.first) && apply_wave(&c, AJ_RUN, err) != 0)
 			goto out;
+		c.first = 0;
 		if (st->name == NULL || c.stop)
 			break;
 		/* the head-first step on the head, then fetch its value */
@@ -1004,19 +1356,23 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		c.have_secret = 0;
 		buf_release_secret(&c.secret);
 		if (apply_fill(&c, s, s + 1, 1, 0) > 0 &&
-		    apply_wave(&c, pool, AJ_STEP, err) != 0)
+		    apply_wave(&c, AJ_RUN, err) != 0)
 			goto out;
 		if (st->secret != NULL && head != NULL && st->wanted(p, head)) {
 			for (i = 0; i < c.n; i++)
 				c.nodes[i].wave_job = c.nodes[i].pn == head &&
 				    !c.nodes[i].dead;
-			if (apply_wave(&c, pool, AJ_FETCH, err) != 0)
+			if (apply_wave(&c, AJ_FETCH, err) != 0)
 				goto out;
 		}
 		seg = s;
 	}
+	/* Nodes a stop left locked between waves. */
 	c.stop = 0;
-	if (apply_wave(&c, pool, AJ_UNLOCK, err) != 0)
+	c.unlock_only = 1;
+	for (i = 0; i < c.n; i++)
+		c.nodes[i].nqueue = 0;
+	if (apply_wave(&c, AJ_RUN, err) != 0)
 		goto out;
 	for (i = 0; i < c.n; i++) {
 		struct apply_node	*an = &c.nodes[i];

@@ -1,20 +1,27 @@
 /*
  * apply.h: turn bare nodes into the planned cluster (DESIGN section 6).
  *
- * The run, in order:
- *	1. lock every node (a lock directory on the node names this run;
- *	   a lock left by a dead run of this workstation is taken over and
- *	   said so, any other lock stops that node with who holds it);
- *	2. gather facts (real CPUs, memory, GPUs) for slurm.conf & co;
- *	3. the steps of apply_steps[], each a template rendered per node
- *	   (render.h) and run as `sh FILE` on the node, nodes in parallel up
- *	   to `forks` over one SSH session each.  A step marked head-first
- *	   runs on the head, the engine reads the value it produced (munge
- *	   key, join command) over the session into memory, and only then
- *	   runs on the other nodes, which get the value on stdin, written to
- *	   a 0600 file under a 0700 directory the step consumes: never in
- *	   argv, never in a log, never in the run folder;
- *	4. unlock.
+ * The run is a few waves (a barrier between two): the steps up to the
+ * first head-first step, that step on the head, the steps up to the next,
+ * and so on.  In a wave each node gets ONE job: an `sh -s` on one SSH
+ * channel that the engine feeds part by part (ssh_pool_feed):
+ *	1. the first wave locks the node (a lock directory on the node
+ *	   names this run; a lock left by a dead run of this workstation is
+ *	   taken over and said so, any other lock stops that node with who
+ *	   holds it) and, when a step to run renders from them, gathers its
+ *	   facts (real CPUs, memory, GPUs for slurm.conf);
+ *	2. the steps of apply_steps[], each a template rendered per node
+ *	   (render.h), sent as a here-document only once the previous one's
+ *	   result is in, so a failure, --max-fail or ^C stops between steps.
+ *	   A step marked head-first runs on the head, the engine reads the
+ *	   value it produced (munge key, join command) over the session into
+ *	   memory, and only then runs on the other nodes, which get the value
+ *	   on stdin (base64 in a here-document, decoded into a 0600 file under
+ *	   a 0700 directory the step consumes): never in argv, never in a
+ *	   log, never in the run folder;
+ *	3. the node's last job unlocks it.
+ * One session and one shell per node and wave: a re-apply of a finished
+ * cluster costs the nodes their checks, not plumbing.
  * A node whose step fails stops there; the others go on.  Results land in
  * the state file (state.h) at most half a second after they happen, and
  * failures at once; the file is replaced atomically, so a crash leaves
@@ -36,6 +43,9 @@ struct plan;
 struct plan_node;
 
 #define APPLY_HEAD_FIRST	0x1	/* head, then a barrier, then the rest */
+#define APPLY_NEEDS_FACTS	0x2	/* renders from every node's facts: runs
+					   after the first wave, which gathers
+					   them (head-first steps do) */
 
 struct apply_step {
 	const char	*name;		/* template name, state key */

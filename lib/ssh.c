@@ -2959,6 +2959,10 @@ ssh_pool_feed(struct ssh_pool *p, size_t host, const void *data, size_t len,
 	buf_add(&c->feed, data, len);
 	if (eof)
 		c->feed_open = 0;
+	/* what is fed is a new command for the timeout */
+	if (c->job_deadline > 0)
+		c->job_deadline = ssh_now() + (double)(c->job->timeout_s > 0 ?
+		    c->job->timeout_s : p->cfg.command_timeout_s);
 	c->again = 1;
 	return 0;
 }

@@ -203,8 +203,9 @@ int	 ssh_pool_run(struct ssh_pool *, const struct ssh_handler *,
 /*
  * More stdin for the running command of a job started with stdin_open
  * (from the handler's output or done callbacks); eof: nothing more after
- * this.  The data is copied and wiped once sent.  -1 when the host has no
- * such job running.
+ * this.  The data is copied and wiped once sent, and the job's command
+ * timeout starts again (each feed is a new command to the remote side).
+ * -1 when the host has no such job running.
  */
 int	 ssh_pool_feed(struct ssh_pool *, size_t host, const void *data,
 	    size_t len, int eof);

@@ -142,7 +142,7 @@ START_TEST(test_apply_table)
 		{ "gpu-driver", 0, NULL },
 		{ "container-runtime", 0, NULL },
 		{ "munge", APPLY_HEAD_FIRST, "munge.key" },
-		{ "slurm", APPLY_HEAD_FIRST, NULL },
+		{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL },
 		{ "kubernetes", APPLY_HEAD_FIRST, "join" },
 		{ "node-exporter", 0, NULL },
 		{ "dcgm-exporter", 0, NULL },
