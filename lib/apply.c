@@ -1094,6 +1094,18 @@ apply_wave(struct apply_ctx *c, enum apply_job_kind wave, struct prov_err *err)
 	return 0;
 }
 
+/* Does this run run `st` on this node (plan, --step, --resume)? */
+static int
+apply_runs_on(const struct apply_ctx *c, const struct apply_node *an,
+    const struct apply_step *st)
+{
+	return an->selected && st->wanted(c->p, an->pn) &&
+	    (c->o->only_step == NULL ||
+	    strcmp(c->o->only_step, st->name) == 0) &&
+	    !(c->o->resume && state_res_done(state_get(c->st, an->pn->name,
+	    st->name)));
+}
+
 /* Queue, for every live selected node, the steps from..to (head-first rules). */
 static size_t
 apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
@@ -1113,17 +1125,15 @@ apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
 		for (s = from; s < to; s++) {
 			const struct apply_step	*st = &apply_steps[s];
 
-			if (!st->wanted(c->p, an->pn))
-				continue;
-			if (c->o->only_step != NULL &&
-			    strcmp(c->o->only_step, st->name) != 0)
-				continue;
 			if (skip_head_hf && s == from && an->pn == head &&
 			    (st->flags & APPLY_HEAD_FIRST))
 				continue;
-			if (c->o->resume && state_res_done(state_get(c->st,
-			    an->pn->name, st->name))) {
-				an->stepno++;
+			if (!apply_runs_on(c, an, st)) {
+				/* done before (--resume): counts as progress */
+				if (c->o->resume && st->wanted(c->p, an->pn) &&
+				    (c->o->only_step == NULL ||
+				    strcmp(c->o->only_step, st->name) == 0))
+					an->stepno++;
 				continue;
 			}
 			an->queue[an->nqueue++] = st;
@@ -1131,6 +1141,18 @@ apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
 		}
 	}
 	return total;
+}
+
+/* Will `st` run on some live node?  Else it is no barrier. */
+static int
+apply_step_runs(const struct apply_ctx *c, const struct apply_step *st)
+{
+	size_t	i;
+
+	for (i = 0; i < c->n; i++)
+		if (!c->nodes[i].dead && apply_runs_on(c, &c->nodes[i], st))
+			return 1;
+	return 0;
 }
 
 /*
@@ -1151,11 +1173,7 @@ apply_plan_nodes(struct apply_ctx *c)
 		for (s = 0; apply_steps[s].name != NULL; s++) {
 			const struct apply_step	*st = &apply_steps[s];
 
-			if (!st->wanted(c->p, an->pn) ||
-			    (c->o->only_step != NULL &&
-			    strcmp(c->o->only_step, st->name) != 0) ||
-			    (c->o->resume && state_res_done(state_get(c->st,
-			    an->pn->name, st->name))))
+			if (!apply_runs_on(c, an, st))
 				continue;
 			an->last = st;
 			if (st->flags & APPLY_NEEDS_FACTS)
@@ -1341,7 +1359,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	for (s = 0; ; s++) {
 		const struct apply_step	*st = &apply_steps[s];
 
-		if (st->name != NULL && !(st->flags & APPLY_HEAD_FIRST))
+		if (st->name != NULL && (!(st->flags & APPLY_HEAD_FIRST) ||
+		    !apply_step_runs(&c, st)))
 			continue;
 		/* steps [seg, s) run as one wave, nodes independently */
 		if ((apply_fill(&c, seg, s, 0, seg > 0 &&
