@@ -7,6 +7,10 @@
  * in a pipe or with --plain), handles SIGINT/SIGTERM (stop starting new
  * steps, finish the running ones, save; a second signal ends at once,
  * the state file being valid at every moment) and prints the summary.
+ *
+ * With --bundle FILE the nodes install from an offline bundle alone
+ * (lib/offline.c): it is verified, its repository copied to the nodes
+ * that lack it, and apply runs on the nodes that have it.
  */
 #include "compat.h"
 
@@ -16,6 +20,8 @@
 
 #include "apply.h"
 #include "cmd.h"
+#include "hostlist.h"
+#include "offline.h"
 #include "state.h"
 
 struct apply_cmd_opts {
@@ -30,6 +36,7 @@ struct apply_cmd_opts {
 	const char	*templates;
 	const char	*step;
 	int		 break_lock;
+	const char	*bundle;
 };
 
 static const struct opt_spec apply_opts_spec[] = {
@@ -56,6 +63,9 @@ static const struct opt_spec apply_opts_spec[] = {
 	  "run only this step" },
 	{ "break-lock", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, break_lock),
 	  NULL, "take over node locks left by an apply that died elsewhere" },
+	{ "bundle", 0, OPT_STR, offsetof(struct apply_cmd_opts, bundle), "FILE",
+	  "install from this offline bundle alone, never from the network "
+	  "(docs/bundle.md)" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -70,7 +80,8 @@ apply_cmd_opts_init(void *p)
 static int cmd_apply_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_apply_entry = {
-	"apply", NULL, "[--resume] [-n NODESET] [--dry-run DIR] [--plain] PLAN",
+	"apply", NULL, "[--resume] [-n NODESET] [--bundle FILE] [--dry-run DIR] "
+	"[--plain] PLAN",
 	"install the plan on its nodes over SSH: base, GPU driver, container "
 	"runtime, Slurm or Kubernetes, monitoring",
 	apply_opts_spec, sizeof(struct apply_cmd_opts), apply_cmd_opts_init,
@@ -243,6 +254,90 @@ cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	return 0;
 }
 
+/*
+ * --bundle: verify the bundle and, unless `dry_run`, copy its repository
+ * to the selected nodes that lack it.  *apt_repo gets the repository's
+ * folder on the nodes; *nodes the nodes that have it when some do not
+ * (else NULL: the selection stands); *lost how many nodes failed.  Both
+ * strings are the caller's.  Returns 0, or -1 (reported) when apply
+ * must not run.
+ */
+static int
+cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
+    const char *workdir, int dry_run, char **apt_repo, char **nodes,
+    size_t *lost)
+{
+	struct offline_bundle	 ob = OFFLINE_BUNDLE_INIT;
+	struct offline_push	 push = OFFLINE_PUSH_INIT;
+	struct offline_opts	 oo = OFFLINE_OPTS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const char		**ok = NULL;
+	size_t			 i, k = 0;
+	int			 r = -1;
+
+	*apt_repo = *nodes = NULL;
+	*lost = 0;
+	if (offline_prepare(&ob, o->bundle, workdir, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		for (i = 1; i < ob.problems.n; i++)
+			fprintf(ctx->err, "provision apply: bad: %s\n",
+			    ob.problems.v[i]);
+		goto out;
+	}
+	if (offline_check_plan(&ob, ctx->plan, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s: %s\n", o->bundle,
+		    err.msg);
+		goto out;
+	}
+	fprintf(ctx->out, "bundle %s: %s verified, %zu packages\n", ob.id,
+	    o->bundle, ob.debs);
+	if (dry_run) {
+		*apt_repo = xstrdup(ob.dir);
+		r = 0;
+		goto out;
+	}
+	oo.nodes = o->nodes;
+	oo.forks = o->forks;
+	if (ctx->plan->ssh.passphrase_env != NULL)
+		oo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
+	if (offline_push_run(&push, ctx->plan, &ob, &oo, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		goto out;
+	}
+	ok = xcalloc(push.n + 1, sizeof *ok);
+	for (i = 0; i < push.n; i++) {
+		if (push.nodes[i].status != OFFLINE_FAILED) {
+			ok[k++] = push.nodes[i].name;
+			continue;
+		}
+		fprintf(ctx->err, "provision apply: %s: bundle not copied, "
+		    "left out of this run: %s\n", push.nodes[i].name,
+		    push.nodes[i].msg != NULL ? push.nodes[i].msg :
+		    "no detail");
+	}
+	fprintf(ctx->out, "bundle %s on %zu node%s: %zu sent, %zu already "
+	    "there%s", ob.id, push.n, push.n == 1 ? "" : "s", push.sent,
+	    push.present, push.failed > 0 ? "" : "\n");
+	if (push.failed > 0)
+		fprintf(ctx->out, ", %zu failed\n", push.failed);
+	*lost = push.failed;
+	if (k == 0) {
+		fprintf(ctx->err, "provision apply: no node has the bundle: "
+		    "nothing to apply\n");
+		goto out;
+	}
+	if (push.failed > 0)
+		*nodes = hostlist_fold(ok, k);
+	*apt_repo = xstrdup(ob.dir);
+	r = 0;
+out:
+	free(ok);
+	offline_push_release(&push);
+	offline_bundle_release(&ob);
+	prov_err_release(&err);
+	return r;
+}
+
 static int
 cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -254,7 +349,8 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct sigaction	 sa, old_int, old_term;
 	char			*state_dir = NULL, *run_id = NULL, *run_dir = NULL;
 	char			*templates = NULL, *state_path = NULL;
-	size_t			 i;
+	char			*apt_repo = NULL, *bundle_nodes = NULL;
+	size_t			 i, lost = 0;
 	int			 r = PROV_EXIT_FAIL;
 
 	if (argc > 0)
@@ -273,6 +369,12 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	ao.break_lock = o->break_lock;
 	ao.interrupted = &apply_interrupted;
 	if (o->dry_run != NULL) {
+		if (o->bundle != NULL) {
+			if (cmd_apply_bundle(ctx, o, NULL, 1, &apt_repo,
+			    &bundle_nodes, &lost) != 0)
+				goto out;
+			ao.apt_repo = apt_repo;
+		}
 		ao.dry_run_dir = o->dry_run;
 		ao.run_id = "dry-run";
 		if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
@@ -286,6 +388,14 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 	if (cmd_apply_dirs(ctx, o, &state_dir, &run_id, &run_dir) != 0)
 		goto out;
+	if (o->bundle != NULL) {
+		if (cmd_apply_bundle(ctx, o, state_dir, 0, &apt_repo,
+		    &bundle_nodes, &lost) != 0)
+			goto out;
+		ao.apt_repo = apt_repo;
+		if (bundle_nodes != NULL)
+			ao.nodes = bundle_nodes;
+	}
 	state_path = xasprintf("%s/state.json", state_dir);
 	ao.state_path = state_path;
 	ao.run_dir = run_dir;
@@ -324,8 +434,8 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	    sum.interrupted ? " (interrupted: run again with --resume)" :
 	    sum.stopped_max_fail ? " (stopped: --max-fail reached)" : "");
 	fprintf(ctx->out, "state: %s\n", state_path);
-	r = sum.nodes_failed > 0 || sum.interrupted || sum.stopped_max_fail ?
-	    PROV_EXIT_FAIL : PROV_EXIT_OK;
+	r = sum.nodes_failed > 0 || lost > 0 || sum.interrupted ||
+	    sum.stopped_max_fail ? PROV_EXIT_FAIL : PROV_EXIT_OK;
 restore:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -340,5 +450,7 @@ out:
 	free(state_path);
 	free(run_id);
 	free(run_dir);
+	free(apt_repo);
+	free(bundle_nodes);
 	return r;
 }

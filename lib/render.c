@@ -391,6 +391,9 @@ render_step(struct buf *out, const struct render_in *in, size_t i,
 		buf_addf(&tmp, "%s%s", k ? " " : "", sw->extras.v[k]);
 	render_var(out, "EXTRAS", tmp.buf);
 	buf_reset(&tmp);
+	/* apply --bundle: the node's copy of the bundle's repository. */
+	render_var(out, "PROV_APT_REPO", in->apt_repo != NULL &&
+	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);
 	/* Set by the engine's wrapper for the step; empty when run by hand. */
 	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n}\n\n");
 	if (render_read_template(out, in->templates, "lib", err) != 0 ||

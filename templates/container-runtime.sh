@@ -55,7 +55,9 @@ cr_docker_repo_rhel() {
 	prov_changed
 }
 
+# Offline (apply --bundle): none, the bundle holds the toolkit.
 cr_toolkit_repo() {
+	apt_offline && return 0
 	case $PROV_OS_FAMILY in
 	debian)
 		_ctr_key=/usr/share/keyrings/nvidia-container-toolkit-keyring.asc

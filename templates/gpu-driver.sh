@@ -90,8 +90,10 @@ gd_cuda_ok() {
 }
 
 # Debian's contrib component (NVIDIA's Debian packages need it), from the
-# mirror the node already uses.
+# mirror the node already uses; offline (apply --bundle) the bundle is the
+# only source.
 gd_debian_contrib() {
+	apt_offline && return 0
 	if grep -Eqs "^deb .*[[:space:]]${PROV_OS_CODENAME}[[:space:]].*contrib" \
 		/etc/apt/sources.list /etc/apt/sources.list.d/*.list ||
 		grep -Eqs '^Components:.*contrib' /etc/apt/sources.list.d/*.sources; then

@@ -43,7 +43,9 @@ datasources:
 EOF
 }
 
+# Grafana's repository; offline (apply --bundle) none: the bundle holds it.
 gf_repo() {
+	apt_offline && return 0
 	case $PROV_OS_FAMILY in
 	debian)
 		_gr_key=/etc/apt/keyrings/grafana.asc

@@ -43,7 +43,9 @@ k8s_ready() {
 	[ "$(kubectl_admin get --raw=/readyz 2>/dev/null)" = ok ]
 }
 
+# pkgs.k8s.io; offline (apply --bundle) none: the bundle holds the packages.
 k8s_repo() {
+	apt_offline && return 0
 	_kr_url=https://pkgs.k8s.io/core:/stable:/v$(k8s_minor)
 	case $PROV_OS_FAMILY in
 	debian)

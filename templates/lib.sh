@@ -253,26 +253,83 @@ prov_policy_unblock() {
 	return 0
 }
 
+# Offline (apply --bundle): PROV_APT_REPO is the node's copy of the bundle,
+# /var/lib/provision/bundle/ID with repo/ (a flat apt repository) and
+# sources.list.  apt then reads that one source, keeping its lists under
+# PROV_APT_REPO/lists, so nothing comes from the network and the node's own
+# sources, lists and package cache are left as they are.  Functions that add
+# an outside repository (NVIDIA, Kubernetes, Grafana) add nothing: the
+# bundle holds those packages when it was built with their --source.
+apt_offline() {
+	[ -n "${PROV_APT_REPO:-}" ]
+}
+
+# apt_cmd apt-get|apt-cache ARG...: with the bundle's source alone when
+# offline, else as configured on the node.
+apt_cmd() {
+	_ac_cmd=$1
+	shift
+	if apt_offline; then
+		set -- -o "Dir::Etc::sourcelist=$PROV_APT_REPO/sources.list" \
+			-o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$PROV_APT_REPO/lists" \
+			-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
+	fi
+	DEBIAN_FRONTEND=noninteractive "$_ac_cmd" "$@"
+}
+
 apt_update() {
-	prov_log "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || return 1
+	if apt_offline; then
+		[ -f "$PROV_APT_REPO/sources.list" ] ||
+			prov_fail "the offline bundle is not on this node ($PROV_APT_REPO/sources.list is missing): run apply --bundle again"
+		mkdir -p "$PROV_APT_REPO/lists/partial" || return 1
+		prov_log "apt-get update (offline bundle $PROV_APT_REPO)"
+	else
+		prov_log "apt-get update"
+	fi
+	apt_cmd apt-get update -q >&2 || return 1
 	PROV_APT_UPDATED=1
 }
 
 # Package lists older than a day, or without a candidate for one of PKG...
 apt_lists_stale() {
-	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] ||
+	_als_dir=/var/lib/apt/lists
+	if apt_offline; then
+		_als_dir=$PROV_APT_REPO/lists
+	fi
+	[ -n "$(find "$_als_dir" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] ||
 		return 0
 	for _als in "$@"; do
-		apt-cache show --no-all-versions "$_als" >/dev/null 2>&1 || return 0
+		apt_cmd apt-cache show --no-all-versions "$_als" >/dev/null 2>&1 || return 0
 	done
 	return 1
 }
 
 apt_install() {
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	apt_cmd apt-get install -y -q --no-install-recommends \
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		"$@" >&2
+}
+
+# apt_offline_install PKG...: from the bundle alone; a package the bundle
+# lacks fails the step, naming it.
+apt_offline_install() {
+	if [ "$PROV_APT_UPDATED" = 0 ] && apt_lists_stale "$@"; then
+		apt_update || return 1
+	fi
+	_aoi_missing=
+	for _aoi in "$@"; do
+		pkg_available "$_aoi" || _aoi_missing="$_aoi_missing $_aoi"
+	done
+	if [ -n "$_aoi_missing" ]; then
+		prov_fail "not in the offline bundle:$_aoi_missing (rebuild the bundle with it: provision bundle --package NAME, with --source for its repository)"
+	fi
+	prov_policy_block || return 1
+	if ! apt_install "$@"; then
+		prov_policy_unblock
+		prov_log "could not install $* from the offline bundle"
+		return 1
+	fi
+	prov_policy_unblock
 }
 
 # pkg_install PKG...: install the packages that are not installed yet.
@@ -288,6 +345,11 @@ pkg_install() {
 	prov_log "installing $*"
 	case $PROV_OS_FAMILY in
 	debian)
+		if apt_offline; then
+			apt_offline_install "$@" || return 1
+			prov_changed
+			return 0
+		fi
 		prov_policy_block || return 1
 		if [ "$PROV_APT_UPDATED" = 0 ] && apt_lists_stale "$@"; then
 			apt_update || { prov_policy_unblock; return 1; }
@@ -303,6 +365,9 @@ pkg_install() {
 		prov_policy_unblock
 		;;
 	rhel)
+		if apt_offline; then
+			prov_fail "offline bundles hold .deb packages; this node runs $PROV_OS_ID $PROV_OS_VERSION"
+		fi
 		dnf -y -q install "$@" >&2 || { prov_log "could not install $*"; return 1; }
 		;;
 	*) return 1 ;;
@@ -310,11 +375,14 @@ pkg_install() {
 	prov_changed
 }
 
-# pkg_available PKG: does a configured repository offer it?
+# pkg_available PKG: does a configured repository (offline: the bundle) offer it?
 pkg_available() {
 	case $PROV_OS_FAMILY in
 	debian)
-		apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -qv '^(none)$'
+		if apt_offline && [ "$PROV_APT_UPDATED" = 0 ] && apt_lists_stale; then
+			apt_update || return 1
+		fi
+		apt_cmd apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -qv '^(none)$'
 		;;
 	rhel) dnf -q list --available "$1" >/dev/null 2>&1 || pkg_installed "$1" ;;
 	*) return 1 ;;
@@ -567,8 +635,10 @@ nvidia_repo_arch() {
 	esac
 }
 
-# cuda_repo: NVIDIA's CUDA repository (drivers, CUDA, DCGM) for this OS.
+# cuda_repo: NVIDIA's CUDA repository (drivers, CUDA, DCGM) for this OS;
+# offline, none (the bundle holds its packages).
 cuda_repo() {
+	apt_offline && return 0
 	_cr_base=https://developer.download.nvidia.com/compute/cuda/repos/$(nvidia_repo_distro)/$(nvidia_repo_arch)
 	case $PROV_OS_FAMILY in
 	debian)

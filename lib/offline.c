@@ -1,0 +1,823 @@
+/*
+ * offline.c: an offline bundle's apt repository onto the nodes, for
+ * `apply --bundle`.  See offline.h and docs/bundle.md.
+ *
+ * The bundle is tar + zstd; a Debian minbase node has tar but no zstd,
+ * so the nodes get a plain tar of repo/ alone, made here by streaming the
+ * bundle member to member through libarchive (nothing is extracted on
+ * this machine).  bundle_verify() has checked the whole archive before;
+ * the copy checks every member it writes against manifest.json again,
+ * so a file swapped between the two reads is caught, not shipped.
+ *
+ * On a node, in OFFLINE_NODE_DIR:
+ *
+ *	ID.tar		the upload (removed once unpacked)
+ *	ID.tmp/		being unpacked
+ *	ID/repo/	the flat apt repository (Packages, Release, *.deb)
+ *	ID/sources.list	deb [trusted=yes] file:OFFLINE_NODE_DIR/ID/repo ./
+ *	ID/.complete	written last, before ID.tmp is renamed to ID
+ *
+ * so ID/.complete is there only when everything is, and a re-apply that
+ * finds it sends nothing.  ID is the first 16 hex digits of the
+ * manifest's SHA-256: the manifest names every file with its digest.
+ */
+#include "compat.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "arc.h"
+#include "buf.h"
+#include "bundle.h"
+#include "offline.h"
+#include "plan.h"
+#include "ssh.h"
+#include "str.h"
+#include "strmap.h"
+#include "strvec.h"
+#include "yml.h"
+
+#define OFFLINE_BLOCK		65536
+#define OFFLINE_MANIFEST_MAX	(256u << 20)
+/* Slowest copy a plan's command timeout is stretched for: 10 MB/s. */
+#define OFFLINE_MIN_RATE	(10 * 1000 * 1000)
+
+/* The tar conversion. */
+
+struct offline_member {
+	char	*name;
+	char	 sha256[ARC_SHA256_HEX];
+	int64_t	 size;
+	int	 listed;
+};
+
+struct offline_conv {
+	const char		*bundle;
+	const char		*part;
+	struct archive		*in, *out;
+	struct offline_member	*m;
+	size_t			 n, alloc;
+	struct strmap		 map;		/* name -> index + 1 */
+	struct buf		 manifest;
+	char			 manifest_sha[ARC_SHA256_HEX];
+	int			 have_manifest;
+	char			*blk;
+};
+
+static int
+offline_read_err(struct offline_conv *c, struct prov_err *err)
+{
+	const char	*m = archive_error_string(c->in);
+
+	return prov_err_set(err, PROV_E_ARCHIVE, "cannot read '%s': %s",
+	    c->bundle, m != NULL ? m : "unknown libarchive error");
+}
+
+static int
+offline_write_err(struct offline_conv *c, struct prov_err *err)
+{
+	const char	*m = archive_error_string(c->out);
+
+	return prov_err_set(err, PROV_E_ARCHIVE, "cannot write '%s': %s",
+	    c->part, m != NULL ? m : "unknown libarchive error");
+}
+
+static const char *
+offline_norm(const char *name)
+{
+	for (;;) {
+		if (name[0] == '/')
+			name++;
+		else if (name[0] == '.' && name[1] == '/')
+			name += 2;
+		else
+			return name;
+	}
+}
+
+/* Copy the current member, a file of repo/, into the output tar. */
+static int
+offline_copy(struct offline_conv *c, struct archive_entry *in,
+    const char *name, struct prov_err *err)
+{
+	struct archive_entry	*e = NULL;
+	struct arc_sha256	 s = ARC_SHA256_INIT;
+	struct offline_member	*m;
+	int64_t			 total = 0, size;
+	la_ssize_t		 n;
+	int			 r = -1;
+
+	if (!bundle_filename_ok(name + 5))
+		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s': not a "
+		    "plain file name under repo/", name, c->bundle);
+	if (archive_entry_hardlink(in) != NULL ||
+	    archive_entry_filetype(in) != AE_IFREG)
+		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s' is a "
+		    "link or special file", name, c->bundle);
+	if (strmap_get(&c->map, name) != NULL)
+		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' is in '%s' "
+		    "twice", name, c->bundle);
+	if (!archive_entry_size_is_set(in))
+		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s' has "
+		    "no size", name, c->bundle);
+	size = archive_entry_size(in);
+	e = archive_entry_new();
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, size);
+	archive_entry_set_mtime(e, archive_entry_mtime(in), 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, "root");
+	archive_entry_set_gname(e, "root");
+	if (archive_write_header(c->out, e) != ARCHIVE_OK) {
+		offline_write_err(c, err);
+		goto out;
+	}
+	if (arc_sha256_init(&s, err) != 0)
+		goto out;
+	while ((n = archive_read_data(c->in, c->blk, OFFLINE_BLOCK)) > 0) {
+		arc_sha256_update(&s, c->blk, (size_t)n);
+		total += n;
+		if (archive_write_data(c->out, c->blk, (size_t)n) != n) {
+			offline_write_err(c, err);
+			goto out;
+		}
+	}
+	if (n < 0) {
+		offline_read_err(c, err);
+		goto out;
+	}
+	if (total != size) {
+		prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s': %lld bytes, "
+		    "the header says %lld", name, c->bundle, (long long)total,
+		    (long long)size);
+		goto out;
+	}
+	ALLOC_GROW(c->m, c->n + 1, c->alloc);
+	m = &c->m[c->n];
+	memset(m, 0, sizeof *m);
+	m->name = xstrdup(name);
+	m->size = total;
+	arc_sha256_final(&s, m->sha256);
+	strmap_put(&c->map, m->name, (void *)(uintptr_t)(c->n + 1));
+	c->n++;
+	r = 0;
+out:
+	arc_sha256_release(&s);
+	archive_entry_free(e);
+	return r;
+}
+
+static int
+offline_keep_manifest(struct offline_conv *c, struct prov_err *err)
+{
+	struct arc_sha256	 s = ARC_SHA256_INIT;
+	la_ssize_t		 n;
+
+	if (c->have_manifest)
+		return prov_err_set(err, PROV_E_ARCHIVE, "'manifest.json' is "
+		    "in '%s' twice", c->bundle);
+	if (arc_sha256_init(&s, err) != 0)
+		return -1;
+	while ((n = archive_read_data(c->in, c->blk, OFFLINE_BLOCK)) > 0) {
+		arc_sha256_update(&s, c->blk, (size_t)n);
+		if (c->manifest.len + (size_t)n > OFFLINE_MANIFEST_MAX) {
+			arc_sha256_release(&s);
+			return prov_err_set(err, PROV_E_ARCHIVE,
+			    "manifest.json in '%s' is larger than %u MiB",
+			    c->bundle,
+			    OFFLINE_MANIFEST_MAX >> 20);
+		}
+		buf_add(&c->manifest, c->blk, (size_t)n);
+	}
+	if (n < 0) {
+		arc_sha256_release(&s);
+		return offline_read_err(c, err);
+	}
+	arc_sha256_final(&s, c->manifest_sha);
+	c->have_manifest = 1;
+	return 0;
+}
+
+static const char *
+offline_yml_str(const struct yml_node *map, const char *k)
+{
+	const struct yml_node	*n = map != NULL && map->kind == YML_MAP ?
+				    yml_map_get(map, k) : NULL;
+
+	return n != NULL && n->kind == YML_SCALAR ? n->u.s : NULL;
+}
+
+/* Every repo/ entry of the manifest's `list` matches a copied member. */
+static int
+offline_match_list(struct offline_conv *c, const struct yml_node *root,
+    const char *list, struct prov_err *err)
+{
+	const struct yml_node	*seq = yml_map_get(root, list);
+	unsigned		 i;
+
+	if (seq == NULL || seq->kind != YML_SEQ)
+		return prov_err_set(err, PROV_E_ARCHIVE, "manifest.json of "
+		    "'%s' has no '%s' list", c->bundle, list);
+	for (i = 0; i < seq->n; i++) {
+		const struct yml_node	*e = seq->u.items[i];
+		const char		*path = offline_yml_str(e, "path");
+		const char		*sha = offline_yml_str(e, "sha256");
+		const char		*size = offline_yml_str(e, "size");
+		struct offline_member	*m;
+		uintptr_t		 k;
+		long			 sz;
+
+		if (path == NULL || sha == NULL || size == NULL ||
+		    str_to_long(size, &sz) != 0)
+			return prov_err_set(err, PROV_E_ARCHIVE,
+			    "manifest.json of '%s': entry %u of '%s' lacks "
+			    "path, sha256 or size", c->bundle, i + 1, list);
+		if (!str_starts(offline_norm(path), "repo/"))
+			continue;
+		if ((k = (uintptr_t)strmap_get(&c->map,
+		    offline_norm(path))) == 0)
+			return prov_err_set(err, PROV_E_ARCHIVE, "'%s' is in "
+			    "the manifest of '%s' but not in the archive",
+			    path, c->bundle);
+		m = &c->m[k - 1];
+		if (m->size != (int64_t)sz || strcasecmp(m->sha256, sha) != 0)
+			return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s' "
+			    "differs from its manifest (changed after it was "
+			    "verified?)", path, c->bundle);
+		m->listed = 1;
+	}
+	return 0;
+}
+
+static int
+offline_match(struct offline_conv *c, struct offline_tar_info *info,
+    struct prov_err *err)
+{
+	struct yml_doc		 doc;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	const struct yml_node	*os;
+	size_t			 i;
+	int			 r = -1;
+
+	yml_doc_init(&doc);
+	if (!c->have_manifest) {
+		prov_err_set(err, PROV_E_ARCHIVE, "no manifest.json in '%s'",
+		    c->bundle);
+		goto out;
+	}
+	if (yml_load(&doc, "manifest.json", c->manifest.buf, c->manifest.len,
+	    &errs) != 0 || errs.n > 0 || doc.root == NULL ||
+	    doc.root->kind != YML_MAP) {
+		prov_err_set(err, PROV_E_ARCHIVE, "manifest.json of '%s' is "
+		    "not a JSON object", c->bundle);
+		goto out;
+	}
+	if (offline_match_list(c, doc.root, "artifacts", err) != 0 ||
+	    offline_match_list(c, doc.root, "files", err) != 0)
+		goto out;
+	for (i = 0; i < c->n; i++)
+		if (!c->m[i].listed) {
+			prov_err_set(err, PROV_E_ARCHIVE, "'%s' is in '%s' but "
+			    "not in its manifest", c->m[i].name, c->bundle);
+			goto out;
+		}
+	if (strmap_get(&c->map, "repo/Packages") == NULL) {
+		prov_err_set(err, PROV_E_ARCHIVE, "no repo/Packages in '%s'",
+		    c->bundle);
+		goto out;
+	}
+	if (info != NULL) {
+		os = yml_map_get(doc.root, "os");
+		if (offline_yml_str(os, "distro") != NULL)
+			info->distro = xstrdup(offline_yml_str(os, "distro"));
+		if (offline_yml_str(os, "release") != NULL)
+			info->release = xstrdup(offline_yml_str(os, "release"));
+		info->members = c->n;
+		info->debs = 0;
+		for (i = 0; i < c->n; i++) {
+			size_t	l = strlen(c->m[i].name);
+
+			if (l > 4 && strcmp(c->m[i].name + l - 4, ".deb") == 0)
+				info->debs++;
+		}
+	}
+	r = 0;
+out:
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	return r;
+}
+
+int
+offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
+    const char *bundle, const char *out, struct prov_err *err)
+{
+	struct offline_conv	 c;
+	struct archive_entry	*ent;
+	struct stat		 st;
+	char			*part = xasprintf("%s.part", out);
+	size_t			 i;
+	int			 rc, r = -1, opened = 0;
+
+	memset(&c, 0, sizeof c);
+	c.bundle = bundle;
+	c.part = part;
+	c.map = (struct strmap)STRMAP_INIT;
+	c.manifest = (struct buf)BUF_INIT;
+	c.blk = xmalloc(OFFLINE_BLOCK);
+	id[0] = '\0';
+	if (info != NULL)
+		memset(info, 0, sizeof *info);
+	if ((c.in = archive_read_new()) == NULL ||
+	    (c.out = archive_write_new()) == NULL) {
+		prov_err_set(err, PROV_E_ARCHIVE, "cannot start libarchive");
+		goto out;
+	}
+	archive_read_support_filter_all(c.in);
+	archive_read_support_format_tar(c.in);
+	if (archive_read_open_filename(c.in, bundle, OFFLINE_BLOCK) !=
+	    ARCHIVE_OK) {
+		if (access(bundle, F_OK) != 0)
+			prov_err_sys(err, "cannot open '%s'", bundle);
+		else
+			offline_read_err(&c, err);
+		goto out;
+	}
+	if (archive_write_set_format_pax_restricted(c.out) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(c.out) != ARCHIVE_OK) {
+		offline_write_err(&c, err);
+		goto out;
+	}
+	(void)unlink(part);
+	if (archive_write_open_filename(c.out, part) != ARCHIVE_OK) {
+		offline_write_err(&c, err);
+		goto out;
+	}
+	opened = 1;
+	for (;;) {
+		const char	*name;
+
+		rc = archive_read_next_header(c.in, &ent);
+		if (rc == ARCHIVE_EOF)
+			break;
+		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+			offline_read_err(&c, err);
+			goto out;
+		}
+		name = offline_norm(archive_entry_pathname(ent) != NULL ?
+		    archive_entry_pathname(ent) : "");
+		if (str_starts(name, "repo/") && name[5] != '\0' &&
+		    archive_entry_filetype(ent) != AE_IFDIR) {
+			if (offline_copy(&c, ent, name, err) != 0)
+				goto out;
+		} else if (strcmp(name, "manifest.json") == 0 &&
+		    archive_entry_filetype(ent) == AE_IFREG) {
+			if (offline_keep_manifest(&c, err) != 0)
+				goto out;
+		} else if (archive_read_data_skip(c.in) != ARCHIVE_OK) {
+			offline_read_err(&c, err);
+			goto out;
+		}
+	}
+	if (offline_match(&c, info, err) != 0)
+		goto out;
+	if (archive_write_close(c.out) != ARCHIVE_OK) {
+		offline_write_err(&c, err);
+		goto out;
+	}
+	if (rename(part, out) != 0) {
+		prov_err_sys(err, "cannot rename '%s' to '%s'", part, out);
+		goto out;
+	}
+	opened = 0;
+	memcpy(id, c.manifest_sha, OFFLINE_ID_LEN);
+	id[OFFLINE_ID_LEN] = '\0';
+	if (info != NULL && stat(out, &st) == 0)
+		info->size = (int64_t)st.st_size;
+	r = 0;
+out:
+	if (r != 0 && info != NULL) {
+		free(info->distro);
+		free(info->release);
+		memset(info, 0, sizeof *info);
+	}
+	if (c.in != NULL)
+		archive_read_free(c.in);
+	if (c.out != NULL)
+		archive_write_free(c.out);
+	if (opened)
+		(void)unlink(part);
+	for (i = 0; i < c.n; i++)
+		free(c.m[i].name);
+	free(c.m);
+	strmap_clear(&c.map);
+	buf_release(&c.manifest);
+	free(c.blk);
+	free(part);
+	return r;
+}
+
+/* Preparing. */
+
+int
+offline_prepare(struct offline_bundle *ob, const char *path,
+    const char *workdir, struct prov_err *err)
+{
+	struct bundle_check	 chk = BUNDLE_CHECK_INIT;
+	struct offline_tar_info	 info;
+	const char		*base = workdir;
+	char			*dir = NULL, *tar = NULL;
+	size_t			 i;
+	int			 r = -1;
+
+	memset(&info, 0, sizeof info);
+	if (bundle_verify(&chk, path, err) != 0)
+		goto out;
+	if (chk.problems.n > 0) {
+		for (i = 0; i < chk.problems.n; i++)
+			strvec_push(&ob->problems, chk.problems.v[i]);
+		prov_err_set(err, PROV_E_ARCHIVE, "bundle '%s' fails "
+		    "verification (%zu problem%s): %s", path, chk.problems.n,
+		    chk.problems.n == 1 ? "" : "s", chk.problems.v[0]);
+		goto out;
+	}
+	if (base == NULL && (base = getenv("TMPDIR")) == NULL)
+		base = "/tmp";
+	dir = xasprintf("%s/provision-bundle-XXXXXX", base);
+	if (mkdtemp(dir) == NULL) {
+		prov_err_sys(err, "cannot create a folder in '%s'", base);
+		goto out;
+	}
+	tar = xasprintf("%s/repo.tar", dir);
+	if (offline_repo_tar(ob->id, &info, path, tar, err) != 0) {
+		(void)rmdir(dir);
+		goto out;
+	}
+	ob->tmpdir = dir;
+	ob->tar = tar;
+	dir = tar = NULL;
+	ob->dir = xasprintf("%s/%s", OFFLINE_NODE_DIR, ob->id);
+	ob->tar_size = info.size;
+	ob->members = info.members;
+	ob->debs = info.debs;
+	ob->distro = info.distro;
+	ob->release = info.release;
+	info.distro = info.release = NULL;
+	r = 0;
+out:
+	bundle_check_release(&chk);
+	free(dir);
+	free(tar);
+	return r;
+}
+
+/* "12" matches "12" and "12.4"; "22.04" matches "22.04". */
+static int
+offline_release_match(const char *a, const char *b)
+{
+	size_t	la = strlen(a), lb = strlen(b);
+
+	if (la > lb)
+		return offline_release_match(b, a);
+	return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '.');
+}
+
+int
+offline_check_plan(const struct offline_bundle *ob, const struct plan *p,
+    struct prov_err *err)
+{
+	const char	*d = p->sw.os_distro, *rel = p->sw.os_release;
+
+	if (ob->distro == NULL || ob->release == NULL)
+		return prov_err_set(err, PROV_E_ARCHIVE, "the bundle's "
+		    "manifest does not say which OS it is for");
+	if (d != NULL && (strcmp(d, ob->distro) != 0 || (rel != NULL &&
+	    !offline_release_match(rel, ob->release))))
+		return prov_err_set(err, PROV_E_USAGE, "the bundle is for %s "
+		    "%s, the plan says %s %s", ob->distro, ob->release, d,
+		    rel != NULL ? rel : "");
+	return 0;
+}
+
+void
+offline_bundle_release(struct offline_bundle *ob)
+{
+	if (ob == NULL)
+		return;
+	if (ob->tar != NULL)
+		(void)unlink(ob->tar);
+	if (ob->tmpdir != NULL)
+		(void)rmdir(ob->tmpdir);
+	free(ob->tar);
+	free(ob->tmpdir);
+	free(ob->dir);
+	free(ob->distro);
+	free(ob->release);
+	strvec_clear(&ob->problems);
+	memset(ob, 0, sizeof *ob);
+	ob->problems = (struct strvec)STRVEC_INIT;
+}
+
+/* Pushing. */
+
+char *
+offline_unpack_script(const char *id)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_adds(&b, "set -eu; umask 022; cd ");
+	buf_add_shquote(&b, OFFLINE_NODE_DIR);
+	buf_adds(&b, "; id=");
+	buf_add_shquote(&b, id);
+	buf_adds(&b, "\n"
+	    "if [ -f \"$id/.complete\" ]; then\n"
+	    "\trm -f -- \"$id.tar\"; echo present; exit 0\n"
+	    "fi\n"
+	    "rm -rf -- \"$id.tmp\"\n"
+	    "mkdir -- \"$id.tmp\"\n"
+	    "if ! tar -xf \"$id.tar\" -C \"$id.tmp\" --no-same-owner >&2\n"
+	    "then\n"
+	    "\trm -rf -- \"$id.tmp\"\n"
+	    "\techo \"cannot unpack $PWD/$id.tar\" >&2; exit 1\n"
+	    "fi\n"
+	    "if [ ! -f \"$id.tmp/repo/Packages\" ]; then\n"
+	    "\trm -rf -- \"$id.tmp\"\n"
+	    "\techo \"$PWD/$id.tar has no repo/Packages\" >&2; exit 1\n"
+	    "fi\n"
+	    "printf 'deb [trusted=yes] file:%s/repo ./\\n' \"$PWD/$id\" "
+	    ">\"$id.tmp/sources.list\"\n"
+	    ": >\"$id.tmp/.complete\"\n"
+	    "sync 2>/dev/null || true\n"
+	    "rm -rf -- \"$id\"\n"
+	    "mv -T -- \"$id.tmp\" \"$id\"\n"
+	    "rm -f -- \"$id.tar\"\n"
+	    "echo unpacked\n");
+	return buf_detach(&b, NULL);
+}
+
+struct offline_ctx {
+	const struct offline_bundle	*ob;
+	struct offline_push		*push;
+	struct ssh_job			*jobs;
+	int				*want;		/* this wave */
+	int				*upload;	/* needs the tar */
+	long				 free_kb_min;
+};
+
+static const struct ssh_job *
+offline_next(void *arg, size_t host)
+{
+	struct offline_ctx	*c = arg;
+
+	if (!c->want[host])
+		return NULL;
+	c->want[host] = 0;
+	return &c->jobs[host];
+}
+
+/* A one-line reason from a failed job. */
+static char *
+offline_reason(const struct ssh_result *r)
+{
+	const char	*e = r->err.buf, *end = e + r->err.len, *s;
+
+	if (r->status != SSH_OK && r->status != SSH_FAILED)
+		return xasprintf("%s: %s", ssh_status_name(r->status),
+		    r->error != NULL ? r->error : "no detail");
+	while (end > e && (end[-1] == '\n' || end[-1] == ' ' ||
+	    end[-1] == '\r'))
+		end--;
+	s = end;
+	while (s > e && s[-1] != '\n')
+		s--;
+	if (s < end)
+		return xasprintf("exit %d: %.*s", r->exit_code,
+		    (int)(end - s), s);
+	return xasprintf("exit %d", r->exit_code);
+}
+
+static void
+offline_fail(struct offline_node *nd, char *msg)
+{
+	nd->status = OFFLINE_FAILED;
+	free(nd->msg);
+	nd->msg = msg;
+}
+
+static void
+offline_done_check(void *arg, size_t host, const struct ssh_job *job,
+    struct ssh_result *r)
+{
+	struct offline_ctx	*c = arg;
+	struct offline_node	*nd = &c->push->nodes[host];
+	long			 kb;
+	char			*sp;
+
+	nd->elapsed_s += r->elapsed_s;
+	if (r->status != SSH_OK) {
+		offline_fail(nd, offline_reason(r));
+		return;
+	}
+	buf_rtrim(&r->out);
+	if (strcmp(r->out.buf, "present") == 0) {
+		nd->status = OFFLINE_PRESENT;
+		return;
+	}
+	if (!str_starts(r->out.buf, "absent ") ||
+	    (sp = strchr(r->out.buf, ' ')) == NULL ||
+	    str_to_long(sp + 1, &kb) != 0) {
+		offline_fail(nd, xasprintf("unexpected answer '%s'",
+		    r->out.buf));
+		return;
+	}
+	if (kb < c->free_kb_min) {
+		offline_fail(nd, xasprintf("%s needs %ld MiB free for the "
+		    "bundle, it has %ld MiB", OFFLINE_NODE_DIR,
+		    c->free_kb_min / 1024 + 1, kb / 1024));
+		return;
+	}
+	c->upload[host] = 1;
+}
+
+static void
+offline_done_upload(void *arg, size_t host, const struct ssh_job *job,
+    struct ssh_result *r)
+{
+	struct offline_ctx	*c = arg;
+	struct offline_node	*nd = &c->push->nodes[host];
+
+	nd->elapsed_s += r->elapsed_s;
+	buf_rtrim(&r->out);
+	if (r->status != SSH_OK) {
+		offline_fail(nd, offline_reason(r));
+		return;
+	}
+	/* Another run may have unpacked it meanwhile: fine either way. */
+	if (strcmp(r->out.buf, "unpacked") == 0)
+		nd->status = OFFLINE_SENT;
+	else if (strcmp(r->out.buf, "present") == 0)
+		nd->status = OFFLINE_PRESENT;
+	else
+		offline_fail(nd, xasprintf("unexpected answer '%s'",
+		    r->out.buf));
+}
+
+int
+offline_push_run(struct offline_push *out, const struct plan *p,
+    const struct offline_bundle *ob, const struct offline_opts *o,
+    struct prov_err *err)
+{
+	struct offline_ctx	 c;
+	struct ssh_config	 cfg = SSH_CONFIG_INIT;
+	struct ssh_handler	 h;
+	struct ssh_host		*hosts = NULL;
+	struct ssh_pool		*pool = NULL;
+	struct plan_node	**sel = NULL;
+	struct buf		 check = BUF_INIT;
+	char			*script = NULL, *dst = NULL;
+	size_t			 nsel = 0, i;
+	int			 r = -1, any = 0;
+
+	memset(out, 0, sizeof *out);
+	memset(&c, 0, sizeof c);
+	if (ob->tar == NULL)
+		return prov_err_set(err, PROV_E_USAGE, "no bundle prepared");
+	if (o->nodes != NULL) {
+		if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
+			return -1;
+	} else {
+		sel = xcalloc(p->nnodes + 1, sizeof *sel);
+		for (i = 0; i < p->nnodes; i++)
+			sel[nsel++] = &p->nodes[i];
+	}
+	if (nsel == 0) {
+		prov_err_set(err, PROV_E_USAGE, "no nodes selected");
+		goto out;
+	}
+	out->n = nsel;
+	out->nodes = xcalloc(nsel, sizeof *out->nodes);
+	hosts = xcalloc(nsel, sizeof *hosts);
+	c.ob = ob;
+	c.push = out;
+	c.jobs = xcalloc(nsel, sizeof *c.jobs);
+	c.want = xcalloc(nsel, sizeof *c.want);
+	c.upload = xcalloc(nsel, sizeof *c.upload);
+	/* The tar and what it unpacks to, plus a margin for apt's lists. */
+	c.free_kb_min = (long)(ob->tar_size / 1024 * 2) + 16 * 1024;
+	for (i = 0; i < nsel; i++) {
+		out->nodes[i].name = sel[i]->name;
+		out->nodes[i].status = OFFLINE_FAILED;
+		hosts[i].name = sel[i]->name;
+		hosts[i].addr = sel[i]->address;
+	}
+	ssh_config_from_plan(&cfg, &p->ssh);
+	if (o->forks > 0)
+		cfg.forks = o->forks;
+	cfg.passphrase = o->passphrase;
+	cfg.keep_open = 1;
+	if (ssh_pool_new(&pool, &cfg, hosts, nsel, err) != 0)
+		goto out;
+
+	/* Wave 1: which nodes have it already, and room for it. */
+	buf_adds(&check, "umask 022; d=");
+	buf_add_shquote(&check, OFFLINE_NODE_DIR);
+	buf_adds(&check, "; id=");
+	buf_add_shquote(&check, ob->id);
+	buf_adds(&check, "; mkdir -p \"$d\" && cd \"$d\" && "
+	    "if [ -f \"$id/.complete\" ]; then echo present; "
+	    "else echo absent $(df -Pk . | awk 'NR == 2 { print $4 }'); fi");
+	for (i = 0; i < nsel; i++) {
+		c.jobs[i] = (struct ssh_job)SSH_JOB_INIT;
+		c.jobs[i].command = check.buf;
+		c.jobs[i].label = "bundle-check";
+		c.want[i] = 1;
+	}
+	memset(&h, 0, sizeof h);
+	h.next = offline_next;
+	h.done = offline_done_check;
+	h.arg = &c;
+	if (ssh_pool_run(pool, &h, err) != 0)
+		goto out;
+
+	/* Wave 2: the tar to the others, unpacked in place. */
+	script = offline_unpack_script(ob->id);
+	dst = xasprintf("%s/%s.tar", OFFLINE_NODE_DIR, ob->id);
+	for (i = 0; i < nsel; i++) {
+		c.want[i] = c.upload[i];
+		if (!c.upload[i])
+			continue;
+		any = 1;
+		c.jobs[i] = (struct ssh_job)SSH_JOB_INIT;
+		c.jobs[i].upload_src = ob->tar;
+		c.jobs[i].upload_dst = dst;
+		c.jobs[i].upload_mode = 0600;
+		c.jobs[i].command = script;
+		c.jobs[i].label = "bundle-unpack";
+		if (cfg.command_timeout_s > 0)
+			c.jobs[i].timeout_s = cfg.command_timeout_s +
+			    (long)(ob->tar_size / OFFLINE_MIN_RATE);
+	}
+	h.done = offline_done_upload;
+	if (any && ssh_pool_run(pool, &h, err) != 0)
+		goto out;
+	for (i = 0; i < nsel; i++)
+		switch (out->nodes[i].status) {
+		case OFFLINE_SENT:
+			out->sent++;
+			break;
+		case OFFLINE_PRESENT:
+			out->present++;
+			break;
+		default:
+			out->failed++;
+		}
+	r = 0;
+out:
+	if (pool != NULL) {
+		ssh_pool_close(pool);
+		ssh_pool_free(pool);
+	}
+	if (r != 0)
+		offline_push_release(out);
+	buf_release(&check);
+	free(script);
+	free(dst);
+	free(c.jobs);
+	free(c.want);
+	free(c.upload);
+	free(hosts);
+	free(sel);
+	return r;
+}
+
+void
+offline_push_release(struct offline_push *pu)
+{
+	size_t	i;
+
+	if (pu == NULL)
+		return;
+	for (i = 0; i < pu->n; i++)
+		free(pu->nodes[i].msg);
+	free(pu->nodes);
+	memset(pu, 0, sizeof *pu);
+}
+
+const char *
+offline_status_name(enum offline_status s)
+{
+	switch (s) {
+	case OFFLINE_SENT:
+		return "sent";
+	case OFFLINE_PRESENT:
+		return "already there";
+	default:
+		return "failed";
+	}
+}

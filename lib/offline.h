@@ -1,0 +1,132 @@
+/*
+ * offline.h: `apply --bundle`: put an offline bundle's apt repository on
+ * the nodes, so every step installs from it and never from the network.
+ *
+ *	struct offline_bundle	 ob = OFFLINE_BUNDLE_INIT;
+ *	struct offline_push	 push = OFFLINE_PUSH_INIT;
+ *	struct offline_opts	 o = OFFLINE_OPTS_INIT;
+ *
+ *	offline_prepare(&ob, "cluster.tar.zst", workdir, &err);
+ *		bundle_verify() (any problem refuses it: ob.problems lists
+ *		them), then a plain tar of the bundle's repo/ (nodes have tar
+ *		but not zstd), each member checked again against the
+ *		manifest as it is copied; ob.id names it
+ *	offline_check_plan(&ob, plan, &err);	the bundle's OS is the plan's
+ *	offline_push_run(&push, plan, &ob, &o, &err);
+ *		per node: /var/lib/provision/bundle/ID/.complete there?
+ *		then nothing is sent; else the tar goes over SFTP (verified),
+ *		is unpacked into ID.tmp with ID/sources.list beside repo/,
+ *		and renamed to ID.  push.nodes[i] says what happened
+ *	apply_opts.apt_repo = ob.dir;		only on the nodes that have it
+ *	offline_push_release(&push);
+ *	offline_bundle_release(&ob);		removes the local tar
+ *
+ * A node the bundle cannot reach is a row (OFFLINE_FAILED and why), never
+ * an error return: an error means nothing could be tried (bundle
+ * unreadable or refused, identity file unusable).  lib/ never prints.
+ */
+#ifndef PROV_OFFLINE_H
+#define PROV_OFFLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "strvec.h"
+
+struct plan;
+
+/* Where bundles live on a node: DIR/ID/{repo/,sources.list,.complete}. */
+#define OFFLINE_NODE_DIR	"/var/lib/provision/bundle"
+/* ID: the first hex digits of the manifest's SHA-256. */
+#define OFFLINE_ID_LEN		16
+
+struct offline_bundle {
+	char		 id[OFFLINE_ID_LEN + 1];
+	char		*dir;		/* on the nodes: OFFLINE_NODE_DIR/ID */
+	char		*tar;		/* local plain tar of repo/ */
+	char		*tmpdir;	/* private folder holding it */
+	int64_t		 tar_size;
+	size_t		 members;	/* files in the tar */
+	size_t		 debs;
+	char		*distro, *release;	/* the manifest's "os" */
+	struct strvec	 problems;	/* why bundle_verify() refused it */
+};
+
+#define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, \
+	STRVEC_INIT }
+
+/*
+ * Verify `path` and make its repo/ tar in a new private folder under
+ * `workdir` (NULL: $TMPDIR or /tmp).  -1 with err when the bundle is
+ * unreadable, refused (err says how many problems, ob->problems lists
+ * each) or cannot be converted.
+ */
+int	offline_prepare(struct offline_bundle *ob, const char *path,
+	    const char *workdir, struct prov_err *err);
+/* -1 when the bundle was built for another OS than the plan's. */
+int	offline_check_plan(const struct offline_bundle *,
+	    const struct plan *, struct prov_err *err);
+/* Removes the local tar and its folder; keeps nothing.  NULL is fine. */
+void	offline_bundle_release(struct offline_bundle *);
+
+/*
+ * The conversion alone: write a plain (uncompressed) tar of every
+ * repo/ member of the bundle at `bundle` to `out` (through OUT.part),
+ * byte for byte, checking each against manifest.json.  `id` gets the
+ * first OFFLINE_ID_LEN hex digits of the manifest's SHA-256; info may be
+ * NULL.  Does not run bundle_verify(): offline_prepare() does.
+ */
+struct offline_tar_info {
+	size_t		 members, debs;
+	int64_t		 size;		/* of the tar */
+	char		*distro, *release;	/* caller frees */
+};
+
+int	offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *,
+	    const char *bundle, const char *out, struct prov_err *err);
+
+enum offline_status {
+	OFFLINE_SENT,		/* copied and unpacked now */
+	OFFLINE_PRESENT,	/* was there already: nothing sent */
+	OFFLINE_FAILED,		/* msg says why */
+};
+
+struct offline_node {
+	const char		*name;		/* borrowed from the plan */
+	enum offline_status	 status;
+	char			*msg;		/* why it failed, or NULL */
+	double			 elapsed_s;
+};
+
+struct offline_push {
+	struct offline_node	*nodes;
+	size_t			 n;
+	size_t			 sent, present, failed;
+};
+
+#define OFFLINE_PUSH_INIT { NULL, 0, 0, 0, 0 }
+
+struct offline_opts {
+	const char	*nodes;		/* hostlist, or NULL: every node */
+	long		 forks;		/* 0: the plan's */
+	const char	*passphrase;	/* for an encrypted identity */
+};
+
+#define OFFLINE_OPTS_INIT { NULL, 0, NULL }
+
+/*
+ * Put the bundle on every selected node (see the top of this file).  0
+ * when the run happened, whatever each node's result.
+ */
+int	offline_push_run(struct offline_push *out, const struct plan *,
+	    const struct offline_bundle *, const struct offline_opts *,
+	    struct prov_err *err);
+void	offline_push_release(struct offline_push *);
+/* "sent", "already there", "failed". */
+const char *offline_status_name(enum offline_status);
+
+/* The shell run on a node after the upload (exposed for the tests). */
+char	*offline_unpack_script(const char *id);
+
+#endif
