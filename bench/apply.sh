@@ -42,6 +42,7 @@ ANSIBLE_RUNS=${ANSIBLE_RUNS:-3}
 NS=${NS:-10 50 100 200}
 FLEET_N=${APPLY_FLEET_N:-200}	# fleet size; ansible and the -f 200/slurm runs use it all
 KEYDIR=/etc/provision		# the engine fetches /etc/provision/out/munge.key
+BENCH_RUN_DIRS=/run/provision-bench	# per host PROV_RUN_DIR (apply-templates)
 
 die() { echo "apply.sh: $*" >&2; exit 1; }
 say() { echo "apply.sh: $*" >&2; }
@@ -95,6 +96,10 @@ timed() {
 	tf=$W/raw/$tool.$config.$n.$run.time
 	l0=$(logins)
 	rc=0
+	# Every fleet "host" is this machine: each keeps its package listing
+	# (lib.sh's prov_dpkg_list) in its own folder, and every timed run
+	# starts with none, as after a reboot: the dearest re-apply.
+	rm -rf "$BENCH_RUN_DIRS"
 	/usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" </dev/null >"$out" 2>&1 || rc=$?
 	l1=$(logins)
 	[[ -z $POST_HOOK ]] || "$POST_HOOK" "$tf"

@@ -383,7 +383,7 @@ static void
 apply_add_lock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 {
 	apply_sec_add(an, SEC_LOCK, NULL);
-	buf_adds(b, "mkdir -p /var/lock\n");
+	buf_adds(b, "[ -d /var/lock ] || mkdir -p /var/lock\n");
 	if (an->force_lock)
 		buf_adds(b, "rm -rf \"$pv_l\"\n");
 	buf_adds(b, "if mkdir \"$pv_l\" 2>/dev/null; then\n\tprintf '%s\\n' ");
@@ -409,9 +409,9 @@ static void
 apply_add_unlock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 {
 	apply_sec_add(an, SEC_UNLOCK, NULL);
-	buf_adds(b, "if grep -qF -- ");
+	buf_adds(b, "if read -r pv_o <\"$pv_l/owner\" && [ \"$pv_o\" = ");
 	buf_add_shquote(b, c->owner);
-	buf_addf(b, " \"$pv_l/owner\" 2>/dev/null; then rm -rf \"$pv_l\"; fi\n"
+	buf_addf(b, " ]; then rm -rf \"$pv_l\"; fi 2>/dev/null\n"
 	    "pv_m '%zu 0'\n", an->nsec - 1);
 }
 

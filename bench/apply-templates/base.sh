@@ -8,6 +8,10 @@
 # every step is "already done", and what a re-apply costs is the
 # orchestration.  step_apply must never run here: it fails.
 
+# This machine is every fleet host: each its own run folder (package
+# listing), emptied before each timed run by bench/apply.sh.
+PROV_RUN_DIR=/run/provision-bench/$NODE_NAME
+
 step_check() {
 	[ -r /etc/os-release ] && command -v sh >/dev/null || return 1
 	[ -n "$NODE_NAME" ] && [ -n "$HOSTS_BLOCK" ] || return 1

@@ -4,6 +4,10 @@
 # openssh-client) is installed on this machine, so it passes; apply fails
 # rather than install anything.
 
+# This machine is every fleet host: each its own run folder (package
+# listing), emptied before each timed run by bench/apply.sh.
+PROV_RUN_DIR=/run/provision-bench/$NODE_NAME
+
 step_check() {
 	[ -n "$EXTRAS" ] || prov_skip "no extras in the plan"
 	for _bx in $EXTRAS; do

@@ -8,6 +8,10 @@
 
 BENCH_KEY_OUT=/etc/provision/out/munge.key
 
+# This machine is every fleet host: each its own run folder (package
+# listing), emptied before each timed run by bench/apply.sh.
+PROV_RUN_DIR=/run/provision-bench/$NODE_NAME
+
 step_check() {
 	[ "$ORCHESTRATOR" = slurm ] || prov_skip "no Slurm in the plan"
 	if [ "$NODE_NAME" = "$HEAD_NAME" ]; then

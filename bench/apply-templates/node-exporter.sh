@@ -3,6 +3,10 @@
 # what the real check reads (package database, a file's mode and owner)
 # and passes; no daemon is started and none is probed.
 
+# This machine is every fleet host: each its own run folder (package
+# listing), emptied before each timed run by bench/apply.sh.
+PROV_RUN_DIR=/run/provision-bench/$NODE_NAME
+
 step_check() {
 	[ "$NODE_EXPORTER" = 1 ] || prov_skip "node exporter is off in the plan"
 	[ -n "$NODE_ADDR" ] || return 1

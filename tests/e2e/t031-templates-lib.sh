@@ -128,8 +128,60 @@ check "os-release: bare values, no final newline" \
     expect_os os-ubuntu 'ubuntu|22.04|22|jammy|debian'
 check "os-release: missing means an unknown OS" \
     expect_os os-none '||||unknown'
+# shellcheck disable=SC1091
 check "this machine's own os-release is read" \
     expect_os ../../etc/os-release "$(. /etc/os-release && echo "$ID|$VERSION_ID|${VERSION_ID%%.*}|${VERSION_CODENAME:-}|debian")"
+
+# ------------------------------------------------------------------ packages
+
+# A dpkg database of our own: pkg_installed answers from a listing of it,
+# and the listing follows every change to the database.
+mkdir -p "$work/dpkg/updates" "$work/dpkg/info"
+status_of() {
+	printf 'Package: %s\nStatus: %s\nArchitecture: all\nVersion: 1\nMaintainer: t\nDescription: t\n\n' "$1" "$2"
+}
+{ status_of alpha "install ok installed"; status_of beta "deinstall ok config-files"; } \
+    >"$work/dpkg/status"
+pkgs() {
+	lsh "PROV_DPKG_DIR=$work/dpkg"'
+	PROV_OS_FAMILY=debian
+	for p in alpha beta gamma; do
+		if pkg_installed "$p"; then printf "%s=yes " "$p"; else printf "%s=no " "$p"; fi
+	done'
+}
+expect_pkgs() {
+	got=$(pkgs 2>&1)
+	echo "$got"
+	[ "$got" = "$1" ]
+}
+check "pkg_installed: installed, config-files only, unknown" \
+    expect_pkgs "alpha=yes beta=no gamma=no "
+check "pkg_installed: the listing was made, keyed on the database" \
+    sh -c "head -n 1 '$work/run/dpkg-status.list' | grep -q '^[0-9]*:[0-9.]*:[0-9.]* [0-9]*:'"
+# dpkg replaces the file (a new inode, a new ctime), in the same second
+{ status_of alpha "deinstall ok config-files"; status_of gamma "install ok installed"; } \
+    >"$work/dpkg/status.new" && mv "$work/dpkg/status.new" "$work/dpkg/status"
+check "pkg_installed: a changed database is listed again" \
+    expect_pkgs "alpha=no beta=no gamma=yes "
+# an operation under way, journalled in updates/
+status_of beta "install ok installed" >"$work/dpkg/updates/0001"
+check "pkg_installed: the journal counts (dpkg-query merges it)" \
+    expect_pkgs "alpha=no beta=yes gamma=yes "
+# a listing whose key is not the database's (a crash, another machine's)
+printf 'stale\nalpha\tinstall ok installed\n' >"$work/run/dpkg-status.list"
+check "pkg_installed: a listing with another key is never used" \
+    expect_pkgs "alpha=no beta=yes gamma=yes "
+# nowhere to keep a listing: dpkg-query is asked directly
+: >"$work/not-a-dir"
+pkgs_norun() {
+	lsh "PROV_DPKG_DIR=$work/dpkg PROV_RUN_DIR=$work/not-a-dir"'
+	PROV_OS_FAMILY=debian
+	for p in alpha beta gamma; do
+		if pkg_installed "$p"; then printf "%s=yes " "$p"; else printf "%s=no " "$p"; fi
+	done' 2>/dev/null
+}
+check "pkg_installed: without a listing, dpkg-query answers the same" \
+    sh -c "[ \"\$1\" = 'alpha=no beta=yes gamma=yes ' ]" - "$(pkgs_norun)"
 
 # ------------------------------------------------------------------ results
 
