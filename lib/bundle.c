@@ -31,6 +31,7 @@
 #include "arc.h"
 #include "buf.h"
 #include "bundle.h"
+#include "catalog.h"
 #include "plan.h"
 #include "render.h"
 #include "str.h"
@@ -60,16 +61,29 @@ static const struct bundle_release_name bundle_releases[] = {
 #define BUNDLE_DEBIAN_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg"
 #define BUNDLE_UBUNTU_KEYRING "/usr/share/keyrings/ubuntu-archive-keyring.gpg"
 
-/* Packages by step; docs/bundle.md lists the same, templates must agree. */
+/*
+ * Packages by step: the names each templates/STEP.sh installs (its
+ * step_packages) on Debian and Ubuntu.  docs/bundle.md lists the same;
+ * tests/unit/test_bundle.c renders every step for the nodes of its plans,
+ * runs step_packages and checks that the two agree, both ways.
+ */
 static const char *const bundle_base_pkgs[] = {
-	"ca-certificates", "curl", "chrony", NULL
+	"chrony",
+	/* lib.sh's prov_fetch, on a node with neither curl nor wget: the
+	   kubernetes step fetches its manifests even from a bundle */
+	"ca-certificates", "curl", NULL
 };
 static const char *const bundle_slurm_pkgs[] = {
-	"munge", "slurmctld", "slurmd", "slurm-client", NULL
+	"munge",				/* step munge */
+	"slurmctld", "slurmd", "slurm-client", NULL
 };
 static const char *const bundle_k8s_pkgs[] = {
-	"kubeadm", "kubelet", "kubectl", "cri-tools", NULL
+	"kubelet", "kubeadm", "kubectl", NULL
 };
+
+/* templates/dcgm-exporter.sh's DCGM_IMAGE. */
+#define BUNDLE_DCGM_IMAGE \
+	"nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"
 
 /* Names and lists. */
 
@@ -130,6 +144,14 @@ bundle_unescape(const char *s)
 static void
 bundle_want(struct bundle *b, const char *name, const char *why)
 {
+	long	k;
+
+	if ((k = strvec_find(&b->optional, name)) >= 0) {
+		/* a step wants it whatever the indexes say */
+		free(b->optional.v[k]);
+		b->optional.v[k] = b->optional.v[--b->optional.n];
+		b->optional.v[b->optional.n] = NULL;
+	}
 	if (strvec_find(&b->wanted, name) >= 0)
 		return;
 	strvec_push(&b->wanted, name);
@@ -141,6 +163,127 @@ bundle_want_list(struct bundle *b, const char *const *names, const char *why)
 {
 	for (; *names != NULL; names++)
 		bundle_want(b, *names, why);
+}
+
+/* Wanted when an index has it: the step skips it where none does. */
+static void
+bundle_want_opt(struct bundle *b, const char *name, const char *why)
+{
+	if (strvec_find(&b->wanted, name) >= 0)
+		return;
+	bundle_want(b, name, why);
+	strvec_push(&b->optional, name);
+}
+
+static void
+bundle_wantf(struct bundle *b, const char *why, const char *fmt, ...)
+    PROV_PRINTF(3, 4);
+
+static void
+bundle_wantf(struct bundle *b, const char *why, const char *fmt, ...)
+{
+	struct buf	n = BUF_INIT;
+	va_list		ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&n, fmt, ap);
+	va_end(ap);
+	bundle_want(b, n.buf, why);
+	buf_release(&n);
+}
+
+/*
+ * What the plan says of the nodes' GPUs: some node has an SXM one (an HGX
+ * baseboard, where NVSwitch needs Fabric Manager), some node has no
+ * NVIDIA GPU.  A GPU model the catalog does not name counts as NVIDIA's.
+ */
+static void
+bundle_plan_gpus(const struct plan *p, int *sxm, int *without)
+{
+	size_t	i;
+
+	*sxm = *without = 0;
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_hw	*hw = p->nodes[i].hw;
+		const struct cat_gpu	*g = hw != NULL ? hw->gpu_cat : NULL;
+
+		if (hw == NULL || hw->ngpus <= 0 || (g != NULL &&
+		    g->m.vendor != NULL && strcasecmp(g->m.vendor,
+		    "NVIDIA") != 0))
+			*without = 1;
+		else if (g != NULL && g->form_factor != NULL &&
+		    str_starts(g->form_factor, "sxm"))
+			*sxm = 1;
+	}
+}
+
+/*
+ * templates/gpu-driver.sh.  The step installs the headers of the kernel a
+ * node runs, linux-headers-$(uname -r), which the plan cannot know: the
+ * bundle holds the meta package, whose dependency is the headers of the
+ * kernel the release ships (docs/bundle.md, "Limits").
+ */
+static void
+bundle_want_driver(struct bundle *b, const struct plan_software *sw,
+    int deb, int sxm)
+{
+	static const struct {
+		const char	*arch, *flavour;
+	} flavours[] = {
+		{ "amd64", "amd64" }, { "arm64", "arm64" },
+		{ "ppc64el", "powerpc64le" }, { "armhf", "armmp" },
+		{ "i386", "686-pae" },
+	};
+	const char	*flavour = b->arch;
+	size_t		 i, n;
+
+	if (sw->driver_branch == NULL)
+		return;
+	if (deb) {
+		for (i = 0; i < ARRAY_SIZE(flavours); i++)
+			if (strcmp(flavours[i].arch, b->arch) == 0)
+				flavour = flavours[i].flavour;
+		bundle_wantf(b, "driver", "linux-headers-%s", flavour);
+		bundle_wantf(b, "driver", "cuda-drivers-%s", sw->driver_branch);
+	} else {
+		bundle_want(b, "linux-headers-generic", "driver");
+		bundle_wantf(b, "driver", "nvidia-driver-%s-server",
+		    sw->driver_branch);
+	}
+	if (sxm)
+		bundle_wantf(b, "driver", "nvidia-fabricmanager-%s",
+		    sw->driver_branch);
+	if (sw->cuda != NULL) {
+		/* 12.4 or 12.4.1: cuda-toolkit-12-4 */
+		char	*c = xasprintf("cuda-toolkit-%s", sw->cuda), *q;
+
+		for (q = c, n = 0; *q != '\0'; q++) {
+			if (*q != '.')
+				continue;
+			if (++n == 2) {
+				*q = '\0';
+				break;
+			}
+			*q = '-';
+		}
+		bundle_want(b, c, "driver");
+		free(c);
+	}
+}
+
+/* templates/extras.sh's extras_map, on Debian and Ubuntu. */
+static void
+bundle_want_extra(struct bundle *b, const char *x, int without_gpu)
+{
+	if (strcmp(x, "jupyter") == 0)
+		bundle_want(b, "jupyter-notebook", "extras");
+	else if (strcmp(x, "pytorch") == 0 || strcmp(x, "torch") == 0) {
+		/* where the release has it, on nodes without an NVIDIA GPU
+		   (its build has no CUDA) */
+		if (without_gpu)
+			bundle_want_opt(b, "python3-torch", "extras");
+	} else
+		bundle_want(b, x, "extras");
 }
 
 static int
@@ -186,7 +329,7 @@ bundle_plan(struct bundle *b, const struct plan *p,
 	const struct plan_software		*sw = &p->sw;
 	const struct bundle_release_name	*rn = NULL;
 	size_t					 i;
-	int					 deb;
+	int					 deb, sxm, without_gpu;
 
 	if (sw->os_distro == NULL || sw->os_release == NULL)
 		return prov_err_set(err, PROV_E_PLAN, "the plan has no "
@@ -224,6 +367,7 @@ bundle_plan(struct bundle *b, const struct plan *p,
 	else if (bundle_default_sources(b, rn, err) != 0)
 		return -1;
 
+	bundle_plan_gpus(p, &sxm, &without_gpu);
 	bundle_want_list(b, bundle_base_pkgs, "base");
 	if (sw->orchestrator != NULL && strcmp(sw->orchestrator, "slurm") == 0)
 		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
@@ -240,49 +384,23 @@ bundle_plan(struct bundle *b, const struct plan *p,
 		else if (strcmp(sw->runtime, "docker") == 0)
 			bundle_want(b, "docker.io", "runtime");
 		else if (strcmp(sw->runtime, "apptainer") == 0)
-			bundle_want(b, "apptainer", "runtime");
+			bundle_want_opt(b, "apptainer", "runtime");
 	}
 	if (sw->nvidia_toolkit && sw->runtime != NULL &&
 	    strcmp(sw->runtime, "none") != 0)
 		bundle_want(b, "nvidia-container-toolkit", "runtime");
-	if (sw->driver_branch != NULL) {
-		if (deb) {
-			bundle_want(b, "nvidia-driver", "driver");
-			bundle_want(b, "firmware-misc-nonfree", "driver");
-			bundle_want(b, "linux-headers-amd64", "driver");
-		} else {
-			char	*d = xasprintf("nvidia-driver-%s-server",
-				    sw->driver_branch);
-			char	*u = xasprintf("nvidia-utils-%s-server",
-				    sw->driver_branch);
-
-			bundle_want(b, d, "driver");
-			bundle_want(b, u, "driver");
-			free(d);
-			free(u);
-		}
-	}
-	if (sw->cuda != NULL) {
-		char	*c = xasprintf("cuda-toolkit-%s", sw->cuda), *q;
-
-		for (q = c; *q != '\0'; q++)
-			if (*q == '.')
-				*q = '-';
-		bundle_want(b, c, "driver");
-		free(c);
-	}
+	bundle_want_driver(b, sw, deb, sxm);
 	if (sw->node_exporter)
 		bundle_want(b, "prometheus-node-exporter", "monitoring");
 	if (sw->prometheus != NULL)
 		bundle_want(b, "prometheus", "monitoring");
 	if (sw->grafana != NULL)
 		bundle_want(b, "grafana", "monitoring");
-	if (sw->dcgm_exporter) {
-		bundle_want(b, "datacenter-gpu-manager", "monitoring");
-		strvec_push(&b->images, "nvcr.io/nvidia/k8s/dcgm-exporter");
-	}
+	/* a container image, on docker or as a Kubernetes DaemonSet */
+	if (sw->dcgm_exporter)
+		strvec_push(&b->images, BUNDLE_DCGM_IMAGE);
 	for (i = 0; i < sw->extras.n; i++)
-		bundle_want(b, sw->extras.v[i], "extras");
+		bundle_want_extra(b, sw->extras.v[i], without_gpu);
 	for (i = 0; o->packages != NULL && i < o->packages->n; i++)
 		bundle_want(b, o->packages->v[i], "--package");
 	for (i = 0; i < b->wanted.n; i++)
@@ -522,7 +640,7 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 	struct buf	 out = BUF_INIT, eb = BUF_INIT;
 	const char	*tmpdir = getenv("TMPDIR");
 	char		*dir = NULL, *conf = NULL, *msg;
-	size_t		 i, start;
+	size_t		 i, start, nreq = 0;
 	int		 st, r = -1;
 
 	dir = xasprintf("%s/provision-apt.XXXXXX", tmpdir != NULL &&
@@ -578,21 +696,24 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 	strvec_push(&argv, "--no-install-recommends");
 	start = argv.n;
 	for (i = 0; i < b->wanted.n; i++) {
-		if (strmap_get(&names, b->wanted.v[i]) == NULL)
+		if (strmap_get(&names, b->wanted.v[i]) == NULL) {
 			strvec_push(&b->missing, b->wanted.v[i]);
-		else
+			if (strvec_find(&b->optional, b->wanted.v[i]) < 0)
+				nreq++;
+		} else
 			strvec_push(&argv, b->wanted.v[i]);
 	}
-	if (b->missing.n > 0 && !o->allow_missing) {
+	if (nreq > 0 && !o->allow_missing) {
 		struct buf	l = BUF_INIT;
 
 		for (i = 0; i < b->missing.n; i++)
-			buf_addf(&l, "%s%s", i ? ", " : "", b->missing.v[i]);
+			if (strvec_find(&b->optional, b->missing.v[i]) < 0)
+				buf_addf(&l, "%s%s", l.len ? ", " : "",
+				    b->missing.v[i]);
 		prov_err_setloc(err, PROV_E_USAGE, NULL, "add their repository "
 		    "with --source 'deb [signed-by=KEYRING] URL SUITE "
 		    "COMPONENTS', or pass --allow-missing", "%zu package%s in no "
-		    "index: %s", b->missing.n, b->missing.n == 1 ? "" : "s",
-		    l.buf);
+		    "index: %s", nreq, nreq == 1 ? "" : "s", l.buf);
 		buf_release(&l);
 		goto out;
 	}
@@ -1782,6 +1903,7 @@ bundle_release(struct bundle *b)
 	strvec_clear(&b->sources);
 	strvec_clear(&b->wanted);
 	strvec_clear(&b->why);
+	strvec_clear(&b->optional);
 	strvec_clear(&b->missing);
 	strvec_clear(&b->images);
 	memset(b, 0, sizeof *b);

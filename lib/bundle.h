@@ -56,6 +56,9 @@ struct bundle {
 	struct strvec		 sources;	/* sources.list lines */
 	struct strvec		 wanted;	/* packages the steps install */
 	struct strvec		 why;		/* per wanted: the step */
+	struct strvec		 optional;	/* wanted where an index has
+						   them: the step skips them
+						   otherwise (apptainer) */
 	struct strvec		 missing;	/* wanted, in no index */
 	struct strvec		 images;	/* container images (unfetched) */
 	struct bundle_item	*items;
@@ -63,7 +66,8 @@ struct bundle {
 };
 
 #define BUNDLE_INIT { NULL, NULL, NULL, NULL, NULL, STRVEC_INIT, \
-	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, 0 }
+	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, \
+	NULL, 0, 0 }
 
 struct bundle_opts {
 	const char		*cache;		/* required by fetch and pack */
@@ -80,6 +84,11 @@ struct bundle_opts {
 
 #define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0 }
 
+/*
+ * What the plan's steps install: for each step, the names its template's
+ * step_packages prints on the plan's nodes (docs/bundle.md has the list;
+ * tests/unit/test_bundle.c runs the templates and compares).
+ */
 int	bundle_plan(struct bundle *, const struct plan *,
 	    const struct bundle_opts *, struct prov_err *);
 /* Needs apt-get and apt-cache; reads the sources' indexes (network). */

@@ -74,7 +74,10 @@ $_bsa_lines
 EOF
 }
 
-base_chrony_pkg() { echo chrony; }
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() { echo chrony; }
 
 base_chrony_unit() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then echo chronyd; else echo chrony; fi
@@ -137,7 +140,8 @@ step_check() {
 	if [ -n "$HOSTS_BLOCK" ]; then
 		block_same /etc/hosts "$HOSTS_BLOCK" || return 1
 	fi
-	pkg_installed "$(base_chrony_pkg)" || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	file_same "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)" || return 1
 	base_chrony_svc svc_running || return 1
 	file_same "$BASE_LIMITS" 0644 root:root "$(base_limits)" || return 1
@@ -166,7 +170,8 @@ step_apply() {
 		block_put /etc/hosts "$HOSTS_BLOCK"
 	fi
 
-	pkg_install "$(base_chrony_pkg)"
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 	file_put "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)"
 	if [ "$PROV_SYSTEMD" = 0 ]; then
 		prov_log "no systemd: chronyd runs with -x (tracks time, never sets this shared clock)"

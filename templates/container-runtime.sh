@@ -37,20 +37,39 @@ cr_toolkit_wanted() {
 	[ "$NVIDIA_TOOLKIT" = 1 ] && has_nvidia_gpu
 }
 
-cr_pkgs() {
-	case $RUNTIME:$PROV_OS_FAMILY in
-	containerd:debian) echo containerd ;;
-	containerd:rhel) echo containerd.io ;;
-	docker:debian) echo docker.io ;;
-	docker:rhel) echo docker-ce docker-ce-cli containerd.io ;;
-	apptainer:*) echo apptainer ;;
+# step_packages [engine|toolkit|repo]: the packages this step installs on
+# this node, all parts without an argument.  Every pkg_install of the step
+# takes its names from here; lib/bundle.c bundles the same names for the
+# plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	case ${1:-all} in
+	all | engine)
+		case $RUNTIME:$PROV_OS_FAMILY in
+		containerd:debian) echo containerd ;;
+		containerd:rhel) echo containerd.io ;;
+		docker:debian) echo docker.io ;;
+		docker:rhel) echo docker-ce docker-ce-cli containerd.io ;;
+		apptainer:*) echo apptainer ;;
+		esac
+		;;
+	esac
+	case ${1:-all} in
+	all | toolkit)
+		if cr_toolkit_wanted; then
+			echo nvidia-container-toolkit
+		fi
+		;;
+	esac
+	case ${1:-all}:$RUNTIME:$PROV_OS_FAMILY in
+	all:containerd:rhel | all:docker:rhel | repo:*:rhel) echo dnf-plugins-core ;;
 	esac
 }
 
 # Docker's repository for Rocky (containerd.io, docker-ce).
 cr_docker_repo_rhel() {
 	[ -f /etc/yum.repos.d/docker-ce.repo ] && return 0
-	pkg_install dnf-plugins-core || return 1
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages repo) || return 1
 	dnf config-manager --add-repo https://download.docker.com/linux/centos/docker-ce.repo >&2 || return 1
 	prov_changed
 }
@@ -128,7 +147,8 @@ cr_toolkit_put() {
 		return 0
 	fi
 	cr_toolkit_repo || return 1
-	pkg_install nvidia-container-toolkit || return 1
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages toolkit) || return 1
 	case $RUNTIME in
 	containerd | docker)
 		if ! grep -qs nvidia-container-runtime "$(cr_conf)"; then
@@ -162,7 +182,7 @@ cr_works() {
 step_check() {
 	cr_applies
 	# shellcheck disable=SC2046
-	pkgs_installed $(cr_pkgs) || return 1
+	pkgs_installed $(step_packages engine) || return 1
 	if [ "$RUNTIME" = containerd ]; then
 		cr_containerd_conf_ok || return 1
 	fi
@@ -181,7 +201,7 @@ step_apply() {
 		esac
 	fi
 	# shellcheck disable=SC2046
-	pkg_install $(cr_pkgs)
+	pkg_install $(step_packages engine)
 	if [ "$RUNTIME" = containerd ]; then
 		cr_containerd_conf_put
 	fi

@@ -46,8 +46,21 @@ extras_plan() {
 	done
 }
 
-step_check() {
+extras_applies() {
 	[ -n "$EXTRAS" ] || prov_skip "no extras in the plan"
+}
+
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	extras_plan
+	# shellcheck disable=SC2086
+	printf '%s\n' $EXTRAS_PKGS
+}
+
+step_check() {
+	extras_applies
 	extras_plan
 	if [ -z "$EXTRAS_PKGS" ]; then
 		prov_skip "$(printf '%s' "$EXTRAS_SKIPPED" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
@@ -60,6 +73,6 @@ step_apply() {
 	printf '%s' "$EXTRAS_SKIPPED" | while IFS= read -r _ea_line; do
 		prov_log "skipped $_ea_line"
 	done
-	# shellcheck disable=SC2086
-	pkg_install $EXTRAS_PKGS
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 }

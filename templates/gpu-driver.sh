@@ -63,6 +63,49 @@ gd_fm_pkg() {
 	fi
 }
 
+# step_packages [driver|fm|cuda]: the packages this step installs on this
+# node, all parts without an argument.  Every pkg_install of the step takes
+# its names from here; lib/bundle.c bundles the same names for the plan
+# (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	case ${1:-all} in
+	all | driver)
+		if [ "$PROV_OS_FAMILY" = rhel ]; then
+			echo "$(gd_headers_pkg) kernel-headers-$(uname -r)"
+		else
+			echo "$(gd_headers_pkg) $(gd_driver_pkg)"
+		fi
+		;;
+	esac
+	case ${1:-all} in
+	all | fm)
+		if gd_has_nvswitch; then
+			gd_fm_pkg
+		fi
+		;;
+	esac
+	case ${1:-all} in
+	all | cuda)
+		if [ -n "$CUDA_VERSION" ]; then
+			echo "cuda-toolkit-$(gd_cuda_mm)"
+		fi
+		;;
+	esac
+}
+
+# Offline (apply --bundle) the bundle holds the headers of the kernel the
+# plan's release shipped when the bundle was built (linux-headers-amd64's
+# or linux-headers-generic's dependency): the plan cannot know which kernel
+# a node runs.  A node running another kernel fails here, naming it;
+# installing the bundle's headers instead would build the driver for a
+# kernel the node does not run.
+gd_headers_offline() {
+	apt_offline || return 0
+	_gho=$(gd_headers_pkg)
+	pkg_installed "$_gho" || pkg_available "$_gho" ||
+		prov_fail "the offline bundle has no $_gho for this node's kernel: it holds the headers of the kernel $PROV_OS_ID $PROV_OS_VERSION shipped when it was built; upgrade this node to that kernel and reboot, or rebuild the bundle with --package $_gho"
+}
+
 gd_driver_version() {
 	nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' '
 }
@@ -110,17 +153,22 @@ gd_debian_contrib() {
 gd_install_driver() {
 	case $PROV_OS_ID in
 	ubuntu)
-		pkg_install "$(gd_headers_pkg)" "$(gd_driver_pkg)" || return 1
+		gd_headers_offline
+		# shellcheck disable=SC2046
+		pkg_install $(step_packages driver) || return 1
 		;;
 	debian)
+		gd_headers_offline
 		gd_debian_contrib || return 1
 		cuda_repo || return 1
-		pkg_install "$(gd_headers_pkg)" "$(gd_driver_pkg)" || return 1
+		# shellcheck disable=SC2046
+		pkg_install $(step_packages driver) || return 1
 		;;
 	*)
 		rhel_epel || return 1
 		cuda_repo || return 1
-		pkg_install "$(gd_headers_pkg)" "kernel-headers-$(uname -r)" || return 1
+		# shellcheck disable=SC2046
+		pkg_install $(step_packages driver) || return 1
 		if ! dnf -q module list --installed nvidia-driver 2>/dev/null | grep -q "$DRIVER_BRANCH-dkms"; then
 			prov_log "dnf module install nvidia-driver:$DRIVER_BRANCH-dkms"
 			dnf -y module install "nvidia-driver:$DRIVER_BRANCH-dkms" >&2 || return 1
@@ -148,7 +196,8 @@ gd_install_cuda() {
 	[ -n "$CUDA_VERSION" ] || return 0
 	gd_cuda_ok 2>/dev/null && return 0
 	cuda_repo || return 1
-	pkg_install "cuda-toolkit-$(gd_cuda_mm)"
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages cuda)
 }
 
 gd_fm_ok() {
@@ -161,7 +210,8 @@ gd_fm_ok() {
 gd_install_fm() {
 	gd_has_nvswitch || return 0
 	cuda_repo || return 1
-	pkg_install "$(gd_fm_pkg)" || return 1
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages fm) || return 1
 	if [ "$PROV_SYSTEMD" = 1 ] && ! systemctl is-active --quiet nvidia-fabricmanager; then
 		systemctl enable --now nvidia-fabricmanager >&2 || return 1
 		prov_changed

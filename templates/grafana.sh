@@ -75,6 +75,13 @@ sslcacert=/etc/pki/tls/certs/ca-bundle.crt"
 	esac
 }
 
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	echo grafana
+}
+
 # Direct start sets the same environment the unit reads from the env file.
 gf_svc() {
 	"$1" -u grafana -f "$(gf_env_file)" -f "$GF_DS" grafana-server -- \
@@ -91,7 +98,8 @@ gf_answers() {
 
 step_check() {
 	gf_applies
-	pkg_installed grafana || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	block_same "$(gf_env_file)" "$(gf_env)" || return 1
 	file_same "$GF_DS" 0640 root:grafana "$(gf_datasource)" || return 1
 	gf_svc svc_running || return 1
@@ -99,8 +107,10 @@ step_check() {
 }
 
 step_apply() {
-	pkg_installed grafana || gf_repo
-	pkg_install grafana
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || gf_repo
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 	block_put "$(gf_env_file)" "$(gf_env)"
 	file_put "$GF_DS" 0640 root:grafana "$(gf_datasource)"
 	gf_svc svc_start

@@ -74,16 +74,24 @@ exclude=kubelet kubeadm kubectl cri-tools kubernetes-cni" || return 1
 	esac
 }
 
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	echo kubelet kubeadm kubectl
+}
+
+# shellcheck disable=SC2046
 k8s_install() {
-	pkgs_installed kubelet kubeadm kubectl 2>/dev/null && return 0
+	pkgs_installed $(step_packages) 2>/dev/null && return 0
 	k8s_repo || return 1
 	case $PROV_OS_FAMILY in
 	debian)
-		pkg_install kubelet kubeadm kubectl || return 1
-		apt-mark hold kubelet kubeadm kubectl >&2
+		pkg_install $(step_packages) || return 1
+		apt-mark hold $(step_packages) >&2
 		;;
 	rhel)
-		dnf -y -q install --disableexcludes=kubernetes kubelet kubeadm kubectl >&2 || return 1
+		dnf -y -q install --disableexcludes=kubernetes $(step_packages) >&2 || return 1
 		prov_changed
 		;;
 	esac
@@ -259,7 +267,8 @@ EOF
 
 step_check() {
 	k8s_applies
-	pkgs_installed kubelet kubeadm kubectl || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	k8s_prereqs_ok || return 1
 	if [ "$K8S_ROLE" = control-plane ]; then
 		k8s_control_ok

@@ -15,6 +15,13 @@ munge_applies() {
 	[ "$ORCHESTRATOR" = slurm ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not slurm"
 }
 
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
+	echo munge
+}
+
 munge_svc() {
 	"$1" -u munge -f "$MUNGE_KEY" munge -- /usr/sbin/munged -F
 }
@@ -26,7 +33,8 @@ munge_works() {
 
 step_check() {
 	munge_applies
-	pkg_installed munge || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	file_meta_ok "$MUNGE_KEY" 0400 munge:munge || prov_why "$MUNGE_KEY is missing or not 0400 munge:munge" || return 1
 	if munge_is_head; then
 		[ -f "$MUNGE_OUT" ] && cmp -s "$MUNGE_KEY" "$MUNGE_OUT" && file_meta_ok "$MUNGE_OUT" 0600 root:root ||
@@ -42,7 +50,8 @@ step_check() {
 }
 
 step_apply() {
-	pkg_install munge
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 	if munge_is_head; then
 		if [ ! -s "$MUNGE_KEY" ]; then
 			prov_log "making a new munge key"

@@ -10,9 +10,12 @@ ne_applies() {
 	[ -n "$NODE_ADDR" ] || prov_fail "NODE_ADDR is empty"
 }
 
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
 # Debian and Ubuntu package it with a unit reading /etc/default; Rocky has
 # it in EPEL under another name, run by our own unit.
-ne_pkg() {
+step_packages() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		echo golang-github-prometheus-node-exporter
 	else
@@ -53,7 +56,8 @@ ne_answers() {
 
 step_check() {
 	ne_applies
-	pkg_installed "$(ne_pkg)" || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	if [ "$PROV_OS_FAMILY" != rhel ]; then
 		file_same "$NE_DEFAULT" 0644 root:root "$(ne_default)" || return 1
 	fi
@@ -65,7 +69,8 @@ step_apply() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		rhel_epel
 	fi
-	pkg_install "$(ne_pkg)"
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 	if [ "$PROV_OS_FAMILY" != rhel ]; then
 		file_put "$NE_DEFAULT" 0644 root:root "$(ne_default)"
 	fi

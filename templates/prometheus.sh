@@ -14,7 +14,10 @@ prom_applies() {
 	[ -n "$NODE_ADDR" ] || prov_fail "NODE_ADDR is empty"
 }
 
-prom_pkg() {
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		echo golang-github-prometheus
 	else
@@ -54,7 +57,8 @@ prom_ready() {
 
 step_check() {
 	prom_applies
-	pkg_installed "$(prom_pkg)" || return 1
+	# shellcheck disable=SC2046
+	pkgs_installed $(step_packages) || return 1
 	file_same "$PROM_CONF" 0644 root:root "$PROMETHEUS_CONF" || return 1
 	file_same "$(prom_default)" 0644 root:root "$(prom_default_content)" || return 1
 	dir_ok "$PROM_DATA" 755 prometheus:prometheus || return 1
@@ -66,7 +70,8 @@ step_apply() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		rhel_epel
 	fi
-	pkg_install "$(prom_pkg)"
+	# shellcheck disable=SC2046
+	pkg_install $(step_packages)
 	# A configuration Prometheus refuses never replaces a working one.
 	_pa_new=$(mktemp /etc/prometheus/.prometheus.yml.XXXXXX)
 	prov_content "$PROMETHEUS_CONF" >"$_pa_new"

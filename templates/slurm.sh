@@ -16,7 +16,10 @@ slurm_applies() {
 	[ -n "$SLURM_CONF" ] || prov_fail "SLURM_CONF is empty"
 }
 
-slurm_pkgs() {
+# step_packages: the packages this step installs on this node.  Every
+# pkg_install of the step takes its names from here; lib/bundle.c bundles
+# the same names for the plan (tests/unit/test_bundle.c compares the two).
+step_packages() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		case $SLURM_ROLE in
 		controller) echo slurm slurm-slurmctld ;;
@@ -168,7 +171,7 @@ slurmd_registered() {
 step_check() {
 	slurm_applies
 	# shellcheck disable=SC2046
-	pkgs_installed $(slurm_pkgs) || return 1
+	pkgs_installed $(step_packages) || return 1
 	slurm_files_ok || return 1
 	slurm_dirs_ok || return 1
 	if [ "$SLURM_ROLE" = controller ]; then
@@ -186,7 +189,7 @@ step_apply() {
 		rhel_epel
 	fi
 	# shellcheck disable=SC2046
-	pkg_install $(slurm_pkgs)
+	pkg_install $(step_packages)
 	slurm_files_put
 	slurm_dirs_put
 	if [ "$SLURM_ROLE" = controller ]; then
