@@ -629,17 +629,9 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	/* Who, and how to reach them. */
 	if (p != NULL) {
 		ssh_config_from_plan(&cfg, &p->ssh);
-		if (o->nodes != NULL) {
-			if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-				fprintf(ctx->err, "provision exec: %s\n",
-				    err.msg);
-				goto out;
-			}
-		} else {
-			n = p->nnodes;
-			sel = xcalloc(n + 1, sizeof *sel);
-			for (i = 0; i < n; i++)
-				sel[i] = &p->nodes[i];
+		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+			fprintf(ctx->err, "provision exec: %s\n", err.msg);
+			goto out;
 		}
 		run.hosts = xcalloc(n + 1, sizeof *run.hosts);
 		for (i = 0; i < n; i++) {

@@ -1263,14 +1263,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	memset(sum, 0, sizeof *sum);
 	memset(&c, 0, sizeof c);
 	c.secret = (struct buf)BUF_INIT;
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
-			return -1;
-	} else {
-		sel = xcalloc(p->nnodes + 1, sizeof *sel);
-		for (i = 0; i < p->nnodes; i++)
-			sel[nsel++] = &p->nodes[i];
-	}
+	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
+		return -1;
 	if (nsel == 0) {
 		prov_err_set(err, PROV_E_USAGE, "no nodes selected");
 		goto out;

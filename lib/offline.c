@@ -688,14 +688,8 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 	memset(&c, 0, sizeof c);
 	if (ob->tar == NULL)
 		return prov_err_set(err, PROV_E_USAGE, "no bundle prepared");
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
-			return -1;
-	} else {
-		sel = xcalloc(p->nnodes + 1, sizeof *sel);
-		for (i = 0; i < p->nnodes; i++)
-			sel[nsel++] = &p->nodes[i];
-	}
+	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
+		return -1;
 	if (nsel == 0) {
 		prov_err_set(err, PROV_E_USAGE, "no nodes selected");
 		goto out;

@@ -1660,6 +1660,12 @@ plan_select(struct plan_node ***out, size_t *nout, const struct plan *p,
 
 	*out = NULL;
 	*nout = 0;
+	if (hostlist == NULL) {
+		v = xcalloc(p->nnodes + 1, sizeof *v);
+		for (i = 0; i < p->nnodes; i++)
+			v[n++] = &p->nodes[i];
+		goto done;
+	}
 	if (hostlist_expand(&names, hostlist, p->nnodes + 1000000, err) != 0)
 		goto out;
 	v = xcalloc(names.n + 1, sizeof *v);
@@ -1673,6 +1679,7 @@ plan_select(struct plan_node ***out, size_t *nout, const struct plan *p,
 		}
 		v[n++] = nd;
 	}
+done:
 	*out = v;
 	*nout = n;
 	v = NULL;

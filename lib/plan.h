@@ -262,7 +262,10 @@ const char		*plan_node_addr(const struct plan_node *, const char *net);
 /* Location of key `k` in `src` (or of src itself when k is NULL or absent). */
 struct prov_loc		 plan_loc(const struct plan *, const struct yml_node *src,
 			    const char *k);
-/* Expand a hostlist into plan nodes; -1 when a name is not in the plan. */
+/*
+ * Expand a hostlist into plan nodes (NULL: every node, in plan order); -1
+ * when a name is not in the plan.
+ */
 int			 plan_select(struct plan_node ***out, size_t *n,
 			    const struct plan *, const char *hostlist,
 			    struct prov_err *err);

@@ -1311,15 +1311,8 @@ pxe_render(struct pxe_result *res, const struct plan *p,
 	if (o->iso != NULL && pxe_extract_iso(&c, err) != 0)
 		goto out;
 
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &n, p, o->nodes, err) != 0)
-			goto out;
-	} else {
-		n = p->nnodes;
-		sel = xcalloc(n + 1, sizeof *sel);
-		for (i = 0; i < n; i++)
-			sel[i] = &p->nodes[i];
-	}
+	if (plan_select(&sel, &n, p, o->nodes, err) != 0)
+		goto out;
 	ok = xcalloc(n + 1, sizeof *ok);
 	for (i = 0; i < n; i++) {
 		struct pxe_node	 pn;

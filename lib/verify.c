@@ -3507,15 +3507,8 @@ verify_run(struct facts_rows *out, struct verify_stats *stats,
 
 	memset(stats, 0, sizeof *stats);
 	memset(&rc, 0, sizeof rc);
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
-			goto out;
-	} else {
-		nsel = p->nnodes;
-		sel = xcalloc(nsel + 1, sizeof *sel);
-		for (i = 0; i < nsel; i++)
-			sel[i] = &p->nodes[i];
-	}
+	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
+		goto out;
 	if (nsel == 0) {
 		prov_err_set(err, PROV_E_USAGE, "no node to verify");
 		goto out;

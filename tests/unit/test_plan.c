@@ -339,6 +339,12 @@ START_TEST(test_plan_expand)
 	prov_err_release(&err);
 	ck_assert_int_eq(plan_select(&sel, &nsel, t.p, "gpu[", &err), -1);
 	prov_err_release(&err);
+	/* No hostlist: every node, in plan order. */
+	ck_assert_ok(plan_select(&sel, &nsel, t.p, NULL, &err), &err);
+	ck_assert_uint_eq(nsel, t.p->nnodes);
+	ck_assert_ptr_eq(sel[0], &t.p->nodes[0]);
+	ck_assert_ptr_eq(sel[nsel - 1], &t.p->nodes[t.p->nnodes - 1]);
+	free(sel);
 
 	/* Locations point back into the file. */
 	n = test_plan_node(t.p, "dgx03");
