@@ -58,6 +58,10 @@
 #define SSH_READ_CHUNK		(64 * 1024)
 #define SSH_READ_BUDGET		(1024 * 1024)
 #define SSH_FILE_CHUNK		(256 * 1024)
+#define SSH_UP_BUF		(512 * 1024)	/* an upload's file buffer */
+#define SSH_UP_REFILL		(256 * 1024)	/* topped up below this */
+#define SSH_UP_SHARE_MAX	(64 * 1024 * 1024) /* read once up to this */
+#define SSH_HASH_FAST_MIN	(1024 * 1024)	/* openssl checks from here */
 #define SSH_TUN_BUF		(32 * 1024)
 #define SSH_INTERNAL_MAX	(64 * 1024)
 #define SSH_CLOSE_WAIT		2.0
@@ -86,6 +90,7 @@ enum ssh_jstep {
 	JS_UP_STAT,
 	JS_UP_OPEN,
 	JS_UP_WRITE,
+	JS_UP_MODE,
 	JS_UP_FSYNC,
 	JS_UP_CLOSE,
 	JS_UP_SHUTDOWN,
@@ -127,6 +132,19 @@ struct ssh_ident {
 	size_t	 privlen;
 	char	*pub;			/* "type base64" or NULL */
 	size_t	 publen;
+};
+
+/*
+ * A file to upload read once, when it is hashed, for every host that
+ * copies it (up to SSH_UP_SHARE_MAX bytes): no read(2) per host and no
+ * per-host buffer.  Counted: the pool's cache holds one reference and
+ * each host sending it another, so a new file in the cache never frees
+ * one still being sent.
+ */
+struct ssh_filedata {
+	size_t	 refs;
+	size_t	 len;
+	char	 data[];
 };
 
 /* A node's session carried by a direct-tcpip channel of the jump host. */
@@ -205,12 +223,14 @@ struct ssh_conn {
 	LIBSSH2_SFTP_HANDLE	*sfh;
 	int			 lfd;
 	char			*fbuf;
+	struct ssh_filedata	*fdata;		/* or the pool's copy */
 	size_t			 flen, foff;
 	int			 feof;
 	struct stat		 lst;		/* the local file at its open */
 	char			*staging, *final_dst, *dl_tmp, *dl_path;
 	char			 sha_hex[65];
 	int			 up_synced;	/* fsync@openssh.com worked */
+	int			 up_moded;	/* mode set over SFTP */
 };
 
 struct ssh_pool {
@@ -241,6 +261,7 @@ struct ssh_pool {
 	char			*sum_path;
 	struct stat		 sum_st;
 	char			 sum_hex[65];
+	struct ssh_filedata	*sum_data;	/* its bytes, when small */
 };
 
 static double
@@ -847,8 +868,17 @@ ssh_conn_sftp_drop(struct ssh_conn *c)
 }
 
 static void
+ssh_filedata_unref(struct ssh_filedata *fd)
+{
+	if (fd != NULL && --fd->refs == 0)
+		free(fd);
+}
+
+static void
 ssh_conn_job_files_release(struct ssh_conn *c)
 {
+	ssh_filedata_unref(c->fdata);
+	c->fdata = NULL;
 	if (c->lfd >= 0)
 		close(c->lfd);
 	c->lfd = -1;
@@ -957,6 +987,7 @@ ssh_pool_free(struct ssh_pool *p)
 	free(p->rbuf);
 	free(p->hostkey_algs);
 	free(p->sum_path);
+	ssh_filedata_unref(p->sum_data);
 	free(p->pfd);
 	free(p->pmap);
 	if (p->libssh2_up)
@@ -2035,18 +2066,22 @@ ssh_conn_job_error(struct ssh_conn *c, enum ssh_status st, char *msg)
 
 /*
  * The SHA-256 of the file open at fd into p->sum_hex, computed once for
- * every host copying the same unchanged file.  The file is rewound.
+ * every host copying the same unchanged file, and the bytes hashed into
+ * p->sum_data when the file is small enough to share (so what is sent is
+ * what was hashed).  The file is rewound.
  */
 static int
 ssh_pool_file_sum(struct ssh_pool *p, const char *path, int fd,
     const struct stat *st)
 {
-	EVP_MD_CTX	*md;
-	unsigned char	 sum[32];
-	unsigned int	 len = 0, i;
-	char		*chunk;
-	ssize_t		 n;
-	int		 r = 0;
+	EVP_MD_CTX		*md;
+	unsigned char		 sum[32];
+	unsigned int		 len = 0, i;
+	char			*chunk, *to;
+	struct ssh_filedata	*fdat = NULL;
+	size_t			 got = 0, cap = 0, room;
+	ssize_t			 n;
+	int			 r = 0;
 
 	if (p->sum_path != NULL && strcmp(p->sum_path, path) == 0 &&
 	    p->sum_st.st_dev == st->st_dev && p->sum_st.st_ino == st->st_ino &&
@@ -2054,22 +2089,43 @@ ssh_pool_file_sum(struct ssh_pool *p, const char *path, int fd,
 	    p->sum_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
 	    p->sum_st.st_mtim.tv_nsec == st->st_mtim.tv_nsec)
 		return 0;
+	/* Kept when small: one byte more shows a file that grew. */
+	if (st->st_size >= 0 && st->st_size <= SSH_UP_SHARE_MAX) {
+		cap = (size_t)st->st_size + 1;
+		fdat = xmalloc(sizeof *fdat + cap);
+		fdat->refs = 1;
+		fdat->len = 0;
+	}
 	md = EVP_MD_CTX_new();
 	chunk = xmalloc(SSH_FILE_CHUNK);
 	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
 	for (;;) {
-		n = read(fd, chunk, SSH_FILE_CHUNK);
+		to = chunk;
+		room = SSH_FILE_CHUNK;
+		if (fdat != NULL && got < cap) {
+			to = fdat->data + got;
+			room = cap - got;
+		} else if (fdat != NULL) {
+			free(fdat);		/* it grew: sent from the file */
+			fdat = NULL;
+		}
+		n = read(fd, to, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		EVP_DigestUpdate(md, chunk, (size_t)n);
+		EVP_DigestUpdate(md, to, (size_t)n);
+		got += (size_t)n;
 	}
 	if (n < 0 || lseek(fd, 0, SEEK_SET) != 0)
 		r = -1;
 	EVP_DigestFinal_ex(md, sum, &len);
 	EVP_MD_CTX_free(md);
 	free(chunk);
+	if (fdat != NULL && (r != 0 || got != cap - 1)) {
+		free(fdat);
+		fdat = NULL;
+	}
 	if (r != 0)
 		return -1;
 	for (i = 0; i < len && i < 32; i++)
@@ -2077,29 +2133,68 @@ ssh_pool_file_sum(struct ssh_pool *p, const char *path, int fd,
 	free(p->sum_path);
 	p->sum_path = xstrdup(path);
 	p->sum_st = *st;
+	if (fdat != NULL)
+		fdat->len = got;
+	ssh_filedata_unref(p->sum_data);
+	p->sum_data = fdat;
 	return 0;
 }
 
-/* Bytes of the local file for the next SFTP write; -1 on a read error. */
+/*
+ * Top up the buffer of the local file for the SFTP writes; -1 on a read
+ * error.  libssh2_sftp_write() sends what it has not sent yet of the
+ * bytes it is given and returns only what the server has acknowledged,
+ * so fbuf + foff is always the first unacknowledged byte.  The buffer is
+ * topped up as soon as less than SSH_UP_REFILL is unacknowledged, never
+ * drained first: the pipeline to the server stays 256-512 KiB deep
+ * instead of emptying at the end of every buffer (measured: 0.1-0.2 s
+ * less idle CPU for 10 MiB to 50 loopback hosts).
+ */
 static int
 ssh_conn_up_fill(struct ssh_conn *c)
 {
+	size_t	left = c->flen - c->foff;
 	ssize_t	n;
 
-	if (c->foff < c->flen || c->feof)
+	if (c->feof || left >= SSH_UP_REFILL)
 		return 0;
-	for (;;) {
-		n = read(c->lfd, c->fbuf, SSH_FILE_CHUNK);
+	memmove(c->fbuf, c->fbuf + c->foff, left);
+	c->foff = 0;
+	c->flen = left;
+	while (c->flen < SSH_UP_BUF) {
+		n = read(c->lfd, c->fbuf + c->flen, SSH_UP_BUF - c->flen);
 		if (n < 0 && errno == EINTR)
 			continue;
-		break;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			c->feof = 1;
+			break;
+		}
+		c->flen += (size_t)n;
 	}
-	if (n < 0)
+	return 0;
+}
+
+/*
+ * The bytes for the next libssh2_sftp_write(), from the first one not
+ * acknowledged: at most SSH_UP_BUF of the pool's shared copy, or this
+ * host's buffer; *len is 0 at the end.  -1 on a read error.
+ */
+static int
+ssh_conn_up_next(struct ssh_conn *c, const char **from, size_t *len)
+{
+	if (c->fdata != NULL) {
+		*from = c->fdata->data + c->foff;
+		*len = c->fdata->len - c->foff;
+		if (*len > SSH_UP_BUF)
+			*len = SSH_UP_BUF;
+		return 0;
+	}
+	if (ssh_conn_up_fill(c) != 0)
 		return -1;
-	c->foff = 0;
-	c->flen = (size_t)n;
-	if (n == 0)
-		c->feof = 1;
+	*from = c->fbuf + c->foff;
+	*len = c->flen - c->foff;
 	return 0;
 }
 
@@ -2125,6 +2220,16 @@ ssh_rand_hex(void)
 /*
  * The shell run after an upload: move the staged file into place once
  * its SHA-256 matches; reports "sha256 mismatch" otherwise.
+ *
+ * Every process started here is a fork and an exec on every node, and
+ * the checksum reads the whole file there, so: the directory comes from
+ * the shell's own expansion (dirname only for a path ending in '/'),
+ * chmod runs only when the mode could not be set over SFTP or the file
+ * was copied, mv replaces the shell, and from SSH_HASH_FAST_MIN on the
+ * node's `openssl dgst` (SHA-NI/AVX2: 4-5 times the speed of coreutils'
+ * sha256sum, which starts faster and stays the fallback; measured
+ * crossover 0.3-1 MiB) computes the checksum.  A checker that prints
+ * anything but the right sum is a mismatch, never a pass.
  */
 static char *
 ssh_conn_up_script(struct ssh_conn *c)
@@ -2140,16 +2245,22 @@ ssh_conn_up_script(struct ssh_conn *c)
 	buf_add_shquote(&b, j->upload_dst);
 	buf_adds(&b, "; b=");
 	buf_add_shquote(&b, ssh_basename(j->upload_src));
-	buf_addf(&b, "; if [ -d \"$d\" ]; then d=\"${d%%/}/$b\"; fi; "
-	    "dir=$(dirname -- \"$d\"); "
+	buf_addf(&b, "; m=%s; if [ -d \"$d\" ]; then d=\"${d%%/}/$b\"; fi; "
+	    "case \"$d\" in */) dir=$(dirname -- \"$d\");; "
+	    "*/*) dir=${d%%/*};; *) dir=.;; esac; "
 	    "case \"$t\" in \"$dir\"/*) f=\"$t\";; "
-	    "*) f=\"$dir/.$b.provtmp.%s\"; "
+	    "*) f=\"$dir/.$b.provtmp.%s\"; m=1; "
 	    "cp -- \"$t\" \"$f\" || { rm -f -- \"$t\"; exit 1; }; "
-	    "rm -f -- \"$t\";; esac; "
-	    "s=$(sha256sum < \"$f\"); s=${s%%%% *}; "
+	    "rm -f -- \"$t\";; esac; %s"
+	    "s=${s%%%% *}; "
 	    "if [ \"$s\" != %s ]; then rm -f -- \"$f\"; "
 	    "echo \"sha256 mismatch on $d: got $s, sent %s\" >&2; exit 97; "
-	    "fi; chmod %o \"$f\"; %smv -f -- \"$f\" \"$d\"", rnd,
+	    "fi; if [ -n \"$m\" ]; then chmod %o \"$f\"; fi; "
+	    "%sexec mv -f -- \"$f\" \"$d\"", c->up_moded ? "" : "1", rnd,
+	    c->lst.st_size >= SSH_HASH_FAST_MIN ?
+	    "s=$(exec openssl dgst -sha256 -r < \"$f\" 2>/dev/null) || "
+	    "s=$(exec sha256sum < \"$f\"); " :
+	    "s=$(exec sha256sum < \"$f\"); ",
 	    c->sha_hex, c->sha_hex, mode,
 	    c->up_synced && !c->wrapped ? "" :
 	    "sync \"$f\" 2>/dev/null || true; ");
@@ -2291,9 +2402,13 @@ ssh_conn_job(struct ssh_conn *c)
 			return 1;
 		}
 		memcpy(c->sha_hex, p->sum_hex, sizeof c->sha_hex);
-		c->fbuf = xmalloc(SSH_FILE_CHUNK);
 		c->flen = c->foff = 0;
 		c->feof = 0;
+		if (p->sum_data != NULL) {
+			c->fdata = p->sum_data;
+			c->fdata->refs++;
+		} else
+			c->fbuf = xmalloc(SSH_UP_BUF);
 		c->js = JS_UP_SFTP;
 		return 1;
 	case JS_UP_SFTP:
@@ -2347,16 +2462,18 @@ ssh_conn_job(struct ssh_conn *c)
 		return 1;
 	case JS_UP_WRITE:
 		for (;;) {
-			if (ssh_conn_up_fill(c) != 0) {
+			const char	*from;
+			size_t		 avail;
+
+			if (ssh_conn_up_next(c, &from, &avail) != 0) {
 				ssh_conn_job_error(c, SSH_ERROR, xasprintf(
 				    "read '%s': %s", j->upload_src,
 				    strerror(errno)));
 				return 1;
 			}
-			if (c->feof)
-				break;
-			n = libssh2_sftp_write(c->sfh, c->fbuf + c->foff,
-			    c->flen - c->foff);
+			if (avail == 0)
+				break;		/* end of file, all acknowledged */
+			n = libssh2_sftp_write(c->sfh, from, avail);
 			if (n > 0) {
 				c->foff += (size_t)n;
 				continue;
@@ -2380,8 +2497,37 @@ ssh_conn_job(struct ssh_conn *c)
 				return 1;
 			}
 		}
+		free(c->fbuf);
+		c->fbuf = NULL;
+		ssh_filedata_unref(c->fdata);
+		c->fdata = NULL;
+		c->up_moded = 0;
+		c->js = JS_UP_MODE;
+		return 1;
+	case JS_UP_MODE: {
+		int	mode = j->upload_mode > 0 ? j->upload_mode : 0644;
+
+		/*
+		 * The mode on the staged file, so the final script needs no
+		 * chmod (one process less per node): fchmod by sftp-server,
+		 * no umask.  Not for set-id or sticky modes, which wait for
+		 * the checksum; nor under sudo, where the file is copied.
+		 */
+		if (c->wrapped || (mode & 07000) != 0) {
+			c->js = JS_UP_FSYNC;
+			return 1;
+		}
+		memset(&attrs, 0, sizeof attrs);
+		attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
+		attrs.permissions = (unsigned long)mode;
+		r = libssh2_sftp_fsetstat(c->sfh, &attrs);
+		if (SSH_AGAIN(r))
+			return ssh_conn_wait(c);
+		/* Refused: the final script runs chmod. */
+		c->up_moded = r == 0;
 		c->js = JS_UP_FSYNC;
 		return 1;
+	}
 	case JS_UP_FSYNC:
 		r = libssh2_sftp_fsync(c->sfh);
 		if (SSH_AGAIN(r))
@@ -2940,6 +3086,16 @@ ssh_pool_run(struct ssh_pool *p, const struct ssh_handler *h,
 		while (p->jump->st == CS_CLOSING)
 			if (ssh_pool_turn(p, err) != 0)
 				break;
+	}
+	/*
+	 * A shared copy of an uploaded file lives for one run, not for the
+	 * pool's life: the next run hashes the (small) file again.
+	 */
+	if (p->sum_data != NULL) {
+		ssh_filedata_unref(p->sum_data);
+		p->sum_data = NULL;
+		free(p->sum_path);
+		p->sum_path = NULL;
 	}
 	p->h = NULL;
 	return r;
