@@ -5,7 +5,9 @@
  * dependencies for the plan's release, fetches every .deb into a cache
  * (parallel, resumable, checked against the index), and packs them as a
  * local apt repository with the rendered step scripts and a manifest
- * into one tar + zstd archive (lib/bundle.c, docs/bundle.md).
+ * into one tar + zstd archive (lib/bundle.c, docs/bundle.md).  The
+ * container images the plan runs are pulled from their registries
+ * (lib/oci.c) into the same cache and packed as an OCI image layout.
  * `--manifest-only` stops after resolving and prints the manifest;
  * `--verify FILE` reads an archive back and checks every member.
  * Exit 0 on success, 1 when something could not be fetched, packed or
@@ -28,11 +30,13 @@ struct bundle_cmd_opts {
 	const char	*templates;
 	struct strvec	 sources;
 	struct strvec	 packages;
+	struct strvec	 mirrors;
 	long		 jobs;
 	long		 retries;
 	long		 timeout;
 	int		 manifest_only;
 	int		 allow_missing;
+	int		 no_images;
 	int		 quiet;
 };
 
@@ -53,7 +57,14 @@ static const struct opt_spec bundle_opts_spec[] = {
 	  "NAME", "one more package (repeatable)" },
 	{ "allow-missing", 0, OPT_BOOL,
 	  offsetof(struct bundle_cmd_opts, allow_missing), NULL,
-	  "a package in no index is listed in the manifest, not an error" },
+	  "a package in no index, an image that cannot be fetched: listed "
+	  "in the manifest, not an error" },
+	{ "no-images", 0, OPT_BOOL, offsetof(struct bundle_cmd_opts, no_images),
+	  NULL, "fetch no container images (listed as not fetched)" },
+	{ "registry-mirror", 0, OPT_LIST,
+	  offsetof(struct bundle_cmd_opts, mirrors), "HOST=URL",
+	  "pull HOST's images from URL, e.g. nvcr.io=https://mirror:5000 "
+	  "(repeatable; http:// only here)" },
 	{ "arch", 0, OPT_STR, offsetof(struct bundle_cmd_opts, arch), "ARCH",
 	  "Debian architecture (default amd64)" },
 	{ "jobs", 'j', OPT_LONG, offsetof(struct bundle_cmd_opts, jobs), "N",
@@ -76,6 +87,7 @@ cmd_bundle_init(void *optsp)
 
 	o->sources = (struct strvec)STRVEC_INIT;
 	o->packages = (struct strvec)STRVEC_INIT;
+	o->mirrors = (struct strvec)STRVEC_INIT;
 	o->retries = -1;
 }
 
@@ -102,7 +114,48 @@ cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
 	struct cmd_bundle_progress	*pr = arg;
 	FILE				*out = pr->ctx->out;
 
+	if (it->blob) {
+		switch (ev) {
+		case BUNDLE_EV_CACHED:
+			pr->cached++;
+			break;
+		case BUNDLE_EV_FETCHED:
+			pr->fetched++;
+			if (!pr->quiet)
+				fprintf(out, "fetched  %s blob %s (%lld bytes)\n",
+				    it->name, it->version, (long long)it->size);
+			break;
+		case BUNDLE_EV_RETRY:
+			fprintf(out, "resuming %s blob %s: %s\n", it->name,
+			    it->version, msg != NULL ? msg : "");
+			break;
+		case BUNDLE_EV_IMAGE:
+			if (!pr->quiet)
+				fprintf(out, "image    %s %s (%s)\n", it->name,
+				    it->version, msg != NULL ? msg : "");
+			break;
+		case BUNDLE_EV_IMAGE_SKIPPED:
+			fprintf(pr->ctx->err, "provision bundle: warning: %s: "
+			    "not bundled\n", msg != NULL ? msg : it->name);
+			break;
+		case BUNDLE_EV_FAILED:
+			pr->failed++;
+			if (it->version == NULL)
+				fprintf(pr->ctx->err, "provision bundle: %s\n",
+				    msg != NULL ? msg : "failed");
+			else
+				fprintf(pr->ctx->err, "provision bundle: image "
+				    "'%s': blob %s: %s\n", it->name,
+				    it->version, msg != NULL ? msg : "failed");
+			break;
+		}
+		fflush(out);
+		return;
+	}
 	switch (ev) {
+	case BUNDLE_EV_IMAGE:
+	case BUNDLE_EV_IMAGE_SKIPPED:
+		break;
 	case BUNDLE_EV_CACHED:
 		pr->cached++;
 		if (!pr->quiet)
@@ -222,6 +275,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	bo.retries = o->retries;
 	bo.timeout_s = o->timeout;
 	bo.allow_missing = o->allow_missing;
+	bo.registry_mirrors = &o->mirrors;
 	memset(&pr, 0, sizeof pr);
 	pr.ctx = ctx;
 	pr.quiet = o->quiet;
@@ -259,13 +313,27 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		prov_err_sys(&err, "cannot create '%s'", cache);
 		goto fail;
 	}
+	if (!o->no_images && b.images.n > 0 &&
+	    bundle_images(&b, &bo, cmd_bundle_event, &pr, &err) != 0)
+		goto fail;
+	for (i = 0; i < b.nblobs; i++)
+		total += b.blobs[i].size;
 	if (bundle_fetch(&b, &bo, cmd_bundle_event, &pr, &err) != 0)
 		goto fail;
 	if (bundle_pack(&b, ctx->plan, o->out, &bo, &err) != 0)
 		goto fail;
-	fprintf(ctx->out, "%s: %zu packages (%zu fetched, %zu from the cache), "
-	    "%lld bytes\n", o->out, b.n, pr.fetched, pr.cached,
-	    (long long)total);
+	if (b.nimgs == 0)
+		fprintf(ctx->out, "%s: %zu packages (%zu fetched, %zu from the "
+		    "cache), %lld bytes\n", o->out, b.n, pr.fetched, pr.cached,
+		    (long long)total);
+	else
+		fprintf(ctx->out, "%s: %zu packages and %zu image%s (%zu files "
+		    "fetched, %zu from the cache), %lld bytes\n", o->out, b.n,
+		    b.nimgs, b.nimgs == 1 ? "" : "s", pr.fetched, pr.cached,
+		    (long long)total);
+	for (i = 0; i < b.images_not_fetched.n; i++)
+		fprintf(ctx->err, "provision bundle: warning: image not "
+		    "bundled: %s\n", b.images_not_fetched.v[i]);
 	r = 0;
 	goto out;
 fail:

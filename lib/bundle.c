@@ -15,6 +15,12 @@
  * request after a cut (or restarted when the server ignores Range).  A
  * finished file moves into CACHE/pool/ only when its size and SHA-256
  * match the index; otherwise it is deleted and the run fails.
+ *
+ * Container images go the same way: lib/oci.c reads their manifests from
+ * the registries, and their config and layer blobs are downloaded with
+ * the packages, named by digest (CACHE/pool/sha256-HEX), each checked
+ * against its digest.  bundle_pack() lays them out as an OCI image
+ * layout under images/.
  */
 #include "compat.h"
 
@@ -32,6 +38,7 @@
 #include "buf.h"
 #include "bundle.h"
 #include "catalog.h"
+#include "oci.h"
 #include "plan.h"
 #include "render.h"
 #include "str.h"
@@ -271,6 +278,37 @@ bundle_want_driver(struct bundle *b, const struct plan_software *sw,
 	}
 }
 
+/*
+ * kubeadm's control-plane images.  With a whole version (1.30.2, which
+ * templates/kubernetes.sh passes to kubeadm init) the four kube-* images
+ * are known; pause, etcd and CoreDNS come in the versions the installed
+ * kubeadm pins (`kubeadm config images list`), which the plan does not
+ * say: they stay listed as not fetched.
+ */
+static void
+bundle_want_k8s_images(struct bundle *b, const char *ver)
+{
+	static const char *const comps[] = { "kube-apiserver",
+	    "kube-controller-manager", "kube-scheduler", "kube-proxy" };
+	const char	*v = ver != NULL ? ver : "";
+	size_t		 i, dots = 0;
+
+	for (i = 0; v[i] != '\0'; i++)
+		dots += v[i] == '.';
+	if (dots == 2 && str_is_safe_word(v)) {
+		for (i = 0; i < ARRAY_SIZE(comps); i++)
+			strvec_pushf(&b->images, "registry.k8s.io/%s:v%s",
+			    comps[i], v);
+		strvec_pushf(&b->images_not_fetched, "kubeadm's pause, etcd "
+		    "and coredns images for Kubernetes %s (kubeadm config "
+		    "images list)", v);
+	} else
+		strvec_pushf(&b->images_not_fetched, "kubeadm control-plane "
+		    "images for Kubernetes %s (kubeadm config images list; "
+		    "give a whole version like 1.30.2 to bundle the kube-* "
+		    "ones)", v);
+}
+
 /* templates/extras.sh's extras_map, on Debian and Ubuntu. */
 static void
 bundle_want_extra(struct bundle *b, const char *x, int without_gpu)
@@ -374,9 +412,7 @@ bundle_plan(struct bundle *b, const struct plan *p,
 	if (sw->orchestrator != NULL &&
 	    strcmp(sw->orchestrator, "kubernetes") == 0) {
 		bundle_want_list(b, bundle_k8s_pkgs, "kubernetes");
-		strvec_pushf(&b->images, "kubeadm control-plane images for "
-		    "Kubernetes %s (kubeadm config images list)",
-		    sw->k8s_version != NULL ? sw->k8s_version : "");
+		bundle_want_k8s_images(b, sw->k8s_version);
 	}
 	if (sw->runtime != NULL) {
 		if (strcmp(sw->runtime, "containerd") == 0)
@@ -981,6 +1017,7 @@ struct bundle_xfer {
 	int			 too_big;
 	int			 io_err;
 	int			 no_range;	/* the server ignores Range */
+	struct curl_slist	*hdrs;		/* the item's auth header */
 	long			 tries;
 	char			 errbuf[CURL_ERROR_SIZE];
 };
@@ -1103,6 +1140,7 @@ bundle_xfer_free(struct bundle_xfer *x)
 		return;
 	if (x->h != NULL)
 		curl_easy_cleanup(x->h);
+	curl_slist_free_all(x->hdrs);
 	if (x->fd >= 0)
 		close(x->fd);
 	free(x->part);
@@ -1180,12 +1218,161 @@ bundle_xfer_start(CURLM *m, struct bundle_xfer *x,
 	if (x->resume > 0)
 		curl_easy_setopt(x->h, CURLOPT_RESUME_FROM_LARGE,
 		    (curl_off_t)x->resume);
+	if (x->it->auth != NULL && x->hdrs == NULL &&
+	    (x->hdrs = curl_slist_append(NULL, x->it->auth)) == NULL) {
+		free(url);
+		*why = xstrdup("cannot start the transfer");
+		return -1;
+	}
+	/* libcurl sends it to this host only, never after a redirect */
+	if (x->hdrs != NULL)
+		curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
 	free(url);
 	if (curl_multi_add_handle(m, x->h) != CURLM_OK) {
 		*why = xstrdup("cannot start the transfer");
 		return -1;
 	}
 	return 0;
+}
+
+/* Images. */
+
+static void
+bundle_item_release(struct bundle_item *it)
+{
+	free(it->name);
+	free(it->version);
+	free(it->arch);
+	free(it->filename);
+	free(it->url);
+	free(it->sha256);
+	freezero_str(it->auth);
+}
+
+static int
+bundle_mkdir(const char *cache, const char *sub, struct prov_err *err)
+{
+	char	*d = xasprintf("%s%s", cache, sub);
+	int	 r = 0;
+
+	if (mkdir(d, 0755) != 0 && errno != EEXIST)
+		r = prov_err_sys(err, "cannot create '%s'", d);
+	free(d);
+	return r;
+}
+
+/* Keep a resolved image: its manifest into the pool, its blobs queued. */
+static int
+bundle_image_add(struct bundle *b, const struct oci_image *img,
+    const struct bundle_opts *o, struct prov_err *err)
+{
+	struct bundle_image	*bi;
+	char			*file = xasprintf("sha256-%s", img->digest + 7);
+	char			*path = bundle_pool_path(o, "pool", file);
+	size_t			 i, k;
+	int			 r = -1;
+
+	if (buf_write_file_atomic(path, img->manifest.buf, img->manifest.len,
+	    0644) != 0) {
+		prov_err_sys(err, "cannot write '%s'", path);
+		goto out;
+	}
+	ALLOC_GROW(b->imgs, b->nimgs + 1, b->aimgs);
+	bi = &b->imgs[b->nimgs++];
+	memset(bi, 0, sizeof *bi);
+	bi->ref = xstrdup(img->ref);
+	bi->digest = xstrdup(img->digest);
+	bi->media_type = xstrdup(img->media_type);
+	bi->platform = xstrdup(img->platform);
+	bi->size = (int64_t)img->manifest.len;
+	bi->first = b->image_blobs.n;
+	bi->n = img->n;
+	for (i = 0; i < img->n; i++) {
+		const struct oci_blob	*ob = &img->blobs[i];
+		struct bundle_item	*it;
+
+		strvec_push(&b->image_blobs, ob->digest + 7);
+		for (k = 0; k < b->nblobs; k++)
+			if (strcmp(b->blobs[k].sha256, ob->digest + 7) == 0)
+				break;
+		if (k < b->nblobs)
+			continue;
+		ALLOC_GROW(b->blobs, b->nblobs + 1, b->ablobs);
+		it = &b->blobs[b->nblobs++];
+		memset(it, 0, sizeof *it);
+		it->name = xstrdup(img->ref);
+		it->version = xstrdup(ob->digest);
+		it->arch = xstrdup("oci");
+		it->filename = xasprintf("sha256-%s", ob->digest + 7);
+		it->url = xstrdup(ob->url);
+		it->sha256 = xstrdup(ob->digest + 7);
+		it->size = ob->size;
+		it->blob = 1;
+		it->auth = img->auth != NULL ? xstrdup(img->auth) : NULL;
+	}
+	r = 0;
+out:
+	free(path);
+	free(file);
+	return r;
+}
+
+int
+bundle_images(struct bundle *b, const struct bundle_opts *o,
+    bundle_event_fn fn, void *arg, struct prov_err *err)
+{
+	struct oci_opts	oo = OCI_OPTS_INIT;
+	struct buf	failed = BUF_INIT;
+	size_t		i, nfailed = 0;
+	int		r = -1;
+
+	if (o->cache == NULL)
+		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
+	if (bundle_mkdir(o->cache, "", err) != 0 ||
+	    bundle_mkdir(o->cache, "/pool", err) != 0)
+		return -1;
+	oo.mirrors = o->registry_mirrors;
+	oo.timeout_s = o->timeout_s;
+	for (i = 0; i < b->images.n; i++) {
+		const char		*ref = b->images.v[i];
+		struct oci_image	 img = OCI_IMAGE_INIT;
+		struct prov_err		 e = PROV_ERR_INIT;
+		struct bundle_item	 ev;
+
+		memset(&ev, 0, sizeof ev);
+		ev.name = (char *)ref;
+		ev.filename = (char *)ref;
+		ev.blob = 1;
+		if (oci_resolve(&img, ref, b->arch, &oo, &e) == 0 &&
+		    bundle_image_add(b, &img, o, &e) == 0) {
+			ev.version = img.digest;
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_IMAGE, &ev, img.platform);
+		} else if (o->allow_missing) {
+			strvec_push(&b->images_not_fetched, ref);
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_IMAGE_SKIPPED, &ev, e.msg);
+		} else {
+			buf_addf(&failed, "%s%s", nfailed ? ", " : "", ref);
+			nfailed++;
+			if (fn != NULL)
+				fn(arg, BUNDLE_EV_FAILED, &ev, e.msg);
+		}
+		oci_image_release(&img);
+		prov_err_release(&e);
+	}
+	b->images_done = 1;
+	if (nfailed > 0) {
+		prov_err_setloc(err, PROV_E_HTTP, NULL, "--allow-missing "
+		    "lists them as not fetched; --no-images skips images",
+		    "%zu image%s could not be fetched: %s", nfailed,
+		    nfailed == 1 ? "" : "s", failed.buf);
+		goto out;
+	}
+	r = 0;
+out:
+	buf_release(&failed);
+	return r;
 }
 
 int
@@ -1212,17 +1399,19 @@ bundle_fetch(struct bundle *b, const struct bundle_opts *o,
 			goto out;
 		}
 	}
-	queue = xcalloc(b->n + 1, sizeof *queue);
-	for (i = 0; i < b->n; i++) {
+	queue = xcalloc(b->n + b->nblobs + 1, sizeof *queue);
+	for (i = 0; i < b->n + b->nblobs; i++) {
+		struct bundle_item	*it = i < b->n ? &b->items[i] :
+					    &b->blobs[i - b->n];
 		struct bundle_xfer	*x;
 
-		if (bundle_cached(o, &b->items[i])) {
+		if (bundle_cached(o, it)) {
 			if (fn != NULL)
-				fn(arg, BUNDLE_EV_CACHED, &b->items[i], NULL);
+				fn(arg, BUNDLE_EV_CACHED, it, NULL);
 			continue;
 		}
 		x = xcalloc(1, sizeof *x);
-		x->it = &b->items[i];
+		x->it = it;
 		x->fd = -1;
 		x->part = bundle_pool_path(o, "partial", x->it->filename);
 		queue[nq++] = x;
@@ -1358,7 +1547,7 @@ bundle_fetch(struct bundle *b, const struct bundle_opts *o,
 	}
 	if (failed > 0) {
 		prov_err_set(err, PROV_E_HTTP, "%zu of %zu downloads failed",
-		    failed, b->n);
+		    failed, b->n + b->nblobs);
 		goto out;
 	}
 	r = 0;
@@ -1429,7 +1618,33 @@ bundle_manifest(struct buf *b, const struct bundle *bu,
 	}
 	buf_adds(b, "],\n");
 	bundle_json_list(b, "missing", &bu->missing);
-	bundle_json_list(b, "images_not_fetched", &bu->images);
+	buf_adds(b, "  \"images\": [");
+	for (i = 0; i < bu->nimgs; i++) {
+		const struct bundle_image	*im = &bu->imgs[i];
+		size_t				 k;
+
+		buf_adds(b, i ? ",\n    {" : "\n    {");
+		bundle_json_kv(b, "ref", im->ref, 0);
+		bundle_json_kv(b, "digest", im->digest, 1);
+		bundle_json_kv(b, "media_type", im->media_type, 1);
+		bundle_json_kv(b, "platform", im->platform, 1);
+		buf_addf(b, ", \"size\": %lld, \"blobs\": [",
+		    (long long)im->size);
+		for (k = 0; k < im->n; k++)
+			buf_addf(b, "%s\"sha256:%s\"", k ? ", " : "",
+			    bu->image_blobs.v[im->first + k]);
+		buf_adds(b, "]}");
+	}
+	buf_adds(b, "],\n  \"images_not_fetched\": [");
+	for (i = 0; i < bu->images_not_fetched.n; i++) {
+		buf_adds(b, i ? ", " : "");
+		buf_add_json(b, bu->images_not_fetched.v[i]);
+	}
+	for (i = 0; !bu->images_done && i < bu->images.n; i++) {
+		buf_adds(b, i || bu->images_not_fetched.n ? ", " : "");
+		buf_add_json(b, bu->images.v[i]);
+	}
+	buf_adds(b, "],\n");
 	buf_adds(b, "  \"artifacts\": [");
 	for (i = 0; i < bu->n; i++) {
 		const struct bundle_item	*it = &bu->items[i];
@@ -1478,6 +1693,101 @@ bundle_pack_buf(struct bundle_packer *pk, const char *path,
 	f->path = xstrdup(path);
 	f->size = (int64_t)data->len;
 	return arc_sha256_buf(f->sha256, data->buf, data->len, err);
+}
+
+/* Stream a cache file in, checked against its digest, and list it. */
+static int
+bundle_pack_file(struct bundle_packer *pk, const char *path, const char *src,
+    const char *sha256, struct prov_err *err)
+{
+	struct bundle_file	*f;
+
+	ALLOC_GROW(pk->files, pk->n + 1, pk->alloc);
+	f = &pk->files[pk->n];
+	if (arc_writer_add_file(pk->w, path, src, sha256, f->sha256, &f->size,
+	    err) != 0)
+		return -1;
+	f->path = xstrdup(path);
+	pk->n++;
+	return 0;
+}
+
+/*
+ * images/: an OCI image layout (image-spec's image-layout.md): oci-layout,
+ * every manifest, config and layer under blobs/sha256/, and index.json
+ * with one descriptor per image, named by its full reference.
+ */
+static int
+bundle_pack_images(struct bundle_packer *pk, const struct bundle *b,
+    const struct bundle_opts *o, struct prov_err *err)
+{
+	static const char layout[] = "{\"imageLayoutVersion\": \"1.0.0\"}\n";
+	struct strmap	 done = STRMAP_INIT;
+	struct buf	 idx = BUF_INIT, tmp = BUF_INIT;
+	size_t		 i, k;
+	int		 r = -1;
+
+	if (b->nimgs == 0)
+		return 0;
+	buf_adds(&tmp, layout);
+	if (bundle_pack_buf(pk, "images/oci-layout", &tmp, 0644, err) != 0)
+		goto out;
+	buf_adds(&idx, "{\n  \"schemaVersion\": 2,\n  \"mediaType\": \""
+	    OCI_MT_INDEX "\",\n  \"manifests\": [");
+	for (i = 0; i < b->nimgs; i++) {
+		const struct bundle_image	*im = &b->imgs[i];
+		const char			*arch, *variant;
+		char				*p;
+
+		for (k = 0; k <= im->n; k++) {
+			const char	*hex = k == 0 ? im->digest + 7 :
+					    b->image_blobs.v[im->first + k - 1];
+			char		*file, *src, *dst;
+			int		 rr;
+
+			if (strmap_get(&done, hex) != NULL)
+				continue;
+			strmap_put(&done, hex, (void *)hex);
+			file = xasprintf("sha256-%s", hex);
+			src = bundle_pool_path(o, "pool", file);
+			dst = xasprintf("images/blobs/sha256/%s", hex);
+			rr = bundle_pack_file(pk, dst, src, hex, err);
+			free(file);
+			free(src);
+			free(dst);
+			if (rr != 0)
+				goto out;
+		}
+		/* "linux/arm/v7" */
+		p = xstrdup(im->platform);
+		arch = strchr(p, '/') != NULL ? strchr(p, '/') + 1 : p;
+		if ((variant = strchr(arch, '/')) != NULL)
+			*(char *)variant++ = '\0';
+		buf_adds(&idx, i ? ",\n    {" : "\n    {");
+		bundle_json_kv(&idx, "mediaType", im->media_type, 0);
+		bundle_json_kv(&idx, "digest", im->digest, 1);
+		buf_addf(&idx, ", \"size\": %lld,\n      \"platform\": {",
+		    (long long)im->size);
+		bundle_json_kv(&idx, "architecture", arch, 0);
+		bundle_json_kv(&idx, "os", "linux", 1);
+		if (variant != NULL)
+			bundle_json_kv(&idx, "variant", variant, 1);
+		buf_adds(&idx, "},\n      \"annotations\": {");
+		bundle_json_kv(&idx, "org.opencontainers.image.ref.name",
+		    im->ref, 0);
+		bundle_json_kv(&idx, "io.containerd.image.name", im->ref, 1);
+		buf_adds(&idx, "}}");
+		free(p);
+	}
+	buf_adds(&idx, "\n  ]\n}\n");
+	if (bundle_pack_buf(pk, "images/index.json", &idx, 0644, err) != 0)
+		goto out;
+	r = 0;
+out:
+	strmap_clear(&done);
+	buf_release(&idx);
+	buf_release(&tmp);
+	return r;
 }
 
 static int
@@ -1569,6 +1879,8 @@ bundle_pack(const struct bundle *b, const struct plan *p, const char *out,
 	    "(%s %s)\nSHA256:\n %s %zu Packages\n", date, b->arch, b->cluster,
 	    b->distro, b->release, hex, idx.len);
 	if (bundle_pack_buf(&pk, "repo/Release", &tmp, 0644, err) != 0)
+		goto out;
+	if (bundle_pack_images(&pk, b, o, err) != 0)
 		goto out;
 
 	/* The rendered step scripts, when there are templates. */
@@ -1886,15 +2198,21 @@ bundle_release(struct bundle *b)
 
 	if (b == NULL)
 		return;
-	for (i = 0; i < b->n; i++) {
-		free(b->items[i].name);
-		free(b->items[i].version);
-		free(b->items[i].arch);
-		free(b->items[i].filename);
-		free(b->items[i].url);
-		free(b->items[i].sha256);
-	}
+	for (i = 0; i < b->n; i++)
+		bundle_item_release(&b->items[i]);
 	free(b->items);
+	for (i = 0; i < b->nblobs; i++)
+		bundle_item_release(&b->blobs[i]);
+	free(b->blobs);
+	for (i = 0; i < b->nimgs; i++) {
+		free(b->imgs[i].ref);
+		free(b->imgs[i].digest);
+		free(b->imgs[i].media_type);
+		free(b->imgs[i].platform);
+	}
+	free(b->imgs);
+	strvec_clear(&b->images_not_fetched);
+	strvec_clear(&b->image_blobs);
 	free(b->distro);
 	free(b->release);
 	free(b->codename);

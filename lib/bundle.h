@@ -12,11 +12,14 @@
  *						throw-away state directory;
  *						the index gives each .deb's
  *						URL, size and SHA-256
+ *	bundle_images(&b, &o, fn, arg, &err);	container images: manifests
+ *						from the registries (oci.h)
  *	bundle_fetch(&b, &o, fn, arg, &err);	libcurl, in parallel, resumable
  *						(CACHE/partial/), verified
  *						before it enters CACHE/pool/
  *	bundle_pack(&b, plan, "x.tar.zst", &o, &err);
  *						repo/ (debs + Packages),
+ *						images/ (an OCI layout),
  *						scripts/, manifest.json;
  *						tar + zstd
  *	bundle_release(&b);
@@ -39,7 +42,11 @@
 
 struct plan;
 
-/* One .deb of the bundle. */
+/*
+ * One .deb of the bundle, or one blob of a container image (`blob` set:
+ * name is the first image that needs it, version its digest, filename
+ * "sha256-HEX" in the cache, auth the registry's token header or NULL).
+ */
 struct bundle_item {
 	char	*name;
 	char	*version;
@@ -48,6 +55,18 @@ struct bundle_item {
 	char	*url;
 	char	*sha256;	/* from the index (lower case hex) */
 	int64_t	 size;
+	int	 blob;
+	char	*auth;		/* "Authorization: ..." or NULL; wiped */
+};
+
+/* A container image fetched for the bundle (its manifest is in the pool). */
+struct bundle_image {
+	char	*ref;		/* as the plan names it */
+	char	*digest;	/* "sha256:HEX" of its platform manifest */
+	char	*media_type;
+	char	*platform;	/* "linux/amd64" */
+	int64_t	 size;		/* of the manifest */
+	size_t	 first, n;	/* its blobs: image_blobs[first .. first+n) */
 };
 
 struct bundle {
@@ -60,14 +79,25 @@ struct bundle {
 						   them: the step skips them
 						   otherwise (apptainer) */
 	struct strvec		 missing;	/* wanted, in no index */
-	struct strvec		 images;	/* container images (unfetched) */
+	struct strvec		 images;	/* container images the plan
+						   needs (references) */
+	struct strvec		 images_not_fetched;	/* --no-images,
+						   --allow-missing, or no
+						   reference known */
+	int			 images_done;	/* bundle_images() ran */
+	struct bundle_image	*imgs;
+	size_t			 nimgs, aimgs;
+	struct strvec		 image_blobs;	/* per image, its blobs'
+						   digests (config, layers) */
+	struct bundle_item	*blobs;		/* distinct blobs to fetch */
+	size_t			 nblobs, ablobs;
 	struct bundle_item	*items;
 	size_t			 n, alloc;
 };
 
 #define BUNDLE_INIT { NULL, NULL, NULL, NULL, NULL, STRVEC_INIT, \
 	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, \
-	NULL, 0, 0 }
+	STRVEC_INIT, 0, NULL, 0, 0, STRVEC_INIT, NULL, 0, 0, NULL, 0, 0 }
 
 struct bundle_opts {
 	const char		*cache;		/* required by fetch and pack */
@@ -78,11 +108,13 @@ struct bundle_opts {
 	long			 jobs;		/* parallel downloads; 0: 8 */
 	long			 retries;	/* per file; <0: 3 */
 	long			 timeout_s;	/* stalled transfer; 0: 60 */
-	int			 allow_missing;	/* a package in no index is not
-						   an error */
+	int			 allow_missing;	/* a package in no index, an
+						   image that cannot be
+						   fetched: not an error */
+	const struct strvec	*registry_mirrors;	/* "HOST=URL" */
 };
 
-#define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0 }
+#define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0, NULL }
 
 /*
  * What the plan's steps install: for each step, the names its template's
@@ -100,12 +132,31 @@ enum bundle_event {
 	BUNDLE_EV_FETCHED,	/* downloaded and verified */
 	BUNDLE_EV_RETRY,	/* a transfer broke; resuming (msg says why) */
 	BUNDLE_EV_FAILED,	/* given up (msg says why) */
+	BUNDLE_EV_IMAGE,	/* bundle_images(): item->name resolved to
+				   item->version (its manifest's digest) */
+	BUNDLE_EV_IMAGE_SKIPPED,	/* ... could not be (msg), and
+				   --allow-missing: listed as not fetched */
 };
 
 typedef void (*bundle_event_fn)(void *arg, enum bundle_event,
     const struct bundle_item *, const char *msg);
 
-/* -1 when any file could not be fetched and verified (each one reported). */
+/*
+ * Ask the registries for the manifests of b->images (lib/oci.c): each
+ * platform manifest goes into CACHE/pool/sha256-HEX, its config and
+ * layers join b->blobs for bundle_fetch().  An image that cannot be
+ * resolved fails the call (each one reported as BUNDLE_EV_FAILED with an
+ * item whose name is the reference), unless allow_missing: then it is
+ * listed in b->images_not_fetched.  Without this call every image is
+ * listed as not fetched (--manifest-only, --no-images).
+ */
+int	bundle_images(struct bundle *, const struct bundle_opts *,
+	    bundle_event_fn, void *arg, struct prov_err *);
+
+/*
+ * The packages and the image blobs.  -1 when any file could not be
+ * fetched and verified (each one reported).
+ */
 int	bundle_fetch(struct bundle *, const struct bundle_opts *,
 	    bundle_event_fn, void *arg, struct prov_err *);
 int	bundle_pack(const struct bundle *, const struct plan *,
