@@ -186,7 +186,6 @@ struct apply_node {
 	struct ssh_job		 job;
 	struct buf		 in;		/* the job's first stdin */
 	char			*cmd;
-	double			 t0;
 	size_t			 nsteps, stepno;
 	FILE			*log;
 	int			 log_midline;	/* step output ended without \n */
@@ -553,7 +552,6 @@ apply_job_start(struct apply_ctx *c, struct apply_node *an,
     enum apply_job_kind kind)
 {
 	an->kind = kind;
-	an->t0 = apply_now();
 	an->job.command = an->cmd;
 	an->job.stdin_data = an->in.buf;
 	an->job.stdin_len = an->in.len;

@@ -152,8 +152,8 @@ arc_sha256_valid(const char *s)
 
 /* Reading. */
 
-static const char *
-arc_norm(const char *name)
+const char *
+arc_name_norm(const char *name)
 {
 	for (;;) {
 		if (name[0] == '/')
@@ -294,10 +294,10 @@ arc_extract(const char *archive, struct arc_pick *picks, size_t n,
 		if (archive_entry_filetype(ent) != AE_IFREG ||
 		    (name = archive_entry_pathname(ent)) == NULL)
 			continue;
-		name = arc_norm(name);
+		name = arc_name_norm(name);
 		for (i = 0; i < n; i++) {
 			if (picks[i].found ||
-			    strcasecmp(arc_norm(picks[i].member), name) != 0)
+			    strcasecmp(arc_name_norm(picks[i].member), name) != 0)
 				continue;
 			if (arc_extract_one(a, archive, &picks[i], err) != 0)
 				goto out;
@@ -340,7 +340,7 @@ arc_scan(const char *path, const char *const *keep, size_t keep_max,
 		}
 		memset(&m, 0, sizeof m);
 		name = archive_entry_pathname(ent);
-		m.name = arc_norm(name != NULL ? name : "");
+		m.name = arc_name_norm(name != NULL ? name : "");
 		if (archive_entry_hardlink(ent) != NULL)
 			m.type = 'l';
 		else
@@ -470,7 +470,7 @@ arc_deb_control(struct buf *out, const char *deb, struct prov_err *err)
 	    rc == ARCHIVE_WARN) {
 		const char	*name = archive_entry_pathname(ent);
 
-		if (name != NULL && strcmp(arc_norm(name), "control") == 0) {
+		if (name != NULL && strcmp(arc_name_norm(name), "control") == 0) {
 			if (arc_read_member(out, t, deb, ARC_CONTROL_MAX,
 			    err) != 0)
 				goto out;

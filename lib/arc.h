@@ -80,6 +80,8 @@ struct arc_pick {
  * Extract every pick found in `archive`.  Returns 0 when the archive was
  * read through (check each pick's `found`), -1 on a read or write error.
  */
+/* A member's name without leading '/' and './' (names compare alike). */
+const char	*arc_name_norm(const char *name);
 int	arc_extract(const char *archive, struct arc_pick *, size_t n,
 	    struct prov_err *);
 

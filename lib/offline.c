@@ -85,19 +85,6 @@ offline_write_err(struct offline_conv *c, struct prov_err *err)
 	    c->part, m != NULL ? m : "unknown libarchive error");
 }
 
-static const char *
-offline_norm(const char *name)
-{
-	for (;;) {
-		if (name[0] == '/')
-			name++;
-		else if (name[0] == '.' && name[1] == '/')
-			name += 2;
-		else
-			return name;
-	}
-}
-
 /* Copy the current member, a file of repo/, into the output tar. */
 static int
 offline_copy(struct offline_conv *c, struct archive_entry *in,
@@ -238,10 +225,10 @@ offline_match_list(struct offline_conv *c, const struct yml_node *root,
 			return prov_err_set(err, PROV_E_ARCHIVE,
 			    "manifest.json of '%s': entry %u of '%s' lacks "
 			    "path, sha256 or size", c->bundle, i + 1, list);
-		if (!str_starts(offline_norm(path), "repo/"))
+		if (!str_starts(arc_name_norm(path), "repo/"))
 			continue;
 		if ((k = (uintptr_t)strmap_get(&c->map,
-		    offline_norm(path))) == 0)
+		    arc_name_norm(path))) == 0)
 			return prov_err_set(err, PROV_E_ARCHIVE, "'%s' is in "
 			    "the manifest of '%s' but not in the archive",
 			    path, c->bundle);
@@ -370,7 +357,7 @@ offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 			offline_read_err(&c, err);
 			goto out;
 		}
-		name = offline_norm(archive_entry_pathname(ent) != NULL ?
+		name = arc_name_norm(archive_entry_pathname(ent) != NULL ?
 		    archive_entry_pathname(ent) : "");
 		if (str_starts(name, "repo/") && name[5] != '\0' &&
 		    archive_entry_filetype(ent) != AE_IFDIR) {
