@@ -112,14 +112,21 @@ else
 fi
 
 # 100 MB from one host while five others run: bounded memory, and the
-# others are not held up (their last lines come before the big one ends).
-rm -rf "$SSHT/run"
+# others are not held up: they end once the big one is half-way (the
+# nodes share this machine's file system, so a file tells them), and
+# their last lines must reach us before the big one's second 50 MB do.
+# A fixed sleep instead raced the stream, which takes about 0.3 s here.
+rm -rf "$SSHT/run" "$SSHT/half"
 /usr/bin/time -f %M -o "$SSHT/rss" "$PROVISION" exec --no-agent \
     -i "$SSHT/id_ed25519" --known-hosts "$SSHT/known_hosts" \
     -H "$NET.[1-6]" -p "$PORT" --prefix --run-dir "$SSHT/run" -- \
     'case $SSH_CONNECTION in *" '$NET'.1 "*)
-	head -c 100000000 /dev/zero | tr "\0" x; echo;;
-     *) echo small-start; sleep 0.3; echo small-end;; esac' \
+	head -c 50000000 /dev/zero | tr "\0" x; : >'"$SSHT/half"'
+	head -c 50000000 /dev/zero | tr "\0" x; echo;;
+     *) echo small-start; i=0
+	while [ ! -e '"$SSHT/half"' ] && [ $i -lt 1000 ]; do
+		sleep 0.01; i=$((i + 1)); done
+	echo small-end;; esac' \
     >"$O" 2>"$E"
 rc=$?
 size=$(stat -c %s "$SSHT/run/$NET.1.out" 2>/dev/null || echo 0)
@@ -139,7 +146,7 @@ else
 	not_ok "100 MB stalled the others (small-end at line" \
 	    "${last_small:-none}, big ends at ${last_big:-none})"
 fi
-rm -rf "$SSHT/run" "$O"
+rm -rf "$SSHT/run" "$SSHT/half" "$O"
 
 # Usage errors exit 2.
 expect_code 2 "no hosts and no plan: usage error" \

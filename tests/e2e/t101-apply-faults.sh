@@ -653,6 +653,10 @@ S=$T/s8
 steer t101-n1 base.sleep 2
 steer t101-n3 base.sleep 2
 steer t101-n2 base.fail "planned failure"
+# The others start their base before t101-n2 fails: each node's first
+# step follows its own lock, so without this one could still be locking
+# and, rightly, never start.
+steer t101-n2 base.await "$(printf 't101-n1/base\nt101-n3/base')"
 apply "$S" --max-fail 0 "$P"
 keep 8-maxfail
 if [ "$rc" = 1 ] &&
