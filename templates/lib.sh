@@ -181,7 +181,11 @@ prov_os_detect() {
 	*" rhel "* | *" fedora "* | *" centos "*) PROV_OS_FAMILY=rhel ;;
 	*) PROV_OS_FAMILY=unknown ;;
 	esac
-	PROV_ARCH=$(uname -m)
+	# the kernel says it without a process where it is new enough (6.x)
+	if ! { read -r PROV_ARCH </proc/sys/kernel/arch; } 2>/dev/null ||
+		[ -z "$PROV_ARCH" ]; then
+		PROV_ARCH=$(uname -m)
+	fi
 	if [ -d /run/systemd/system ]; then
 		PROV_SYSTEMD=1
 	else
@@ -212,30 +216,43 @@ os_is() {
 
 # ------------------------------------------------------------------ packages
 
-# The status of every package, one "NAME<TAB>STATUS" line each, under a
-# first line that is the database's key (size, mtime and ctime of the
-# status file and of its journal, to the nanosecond): dpkg-query parses
-# the whole database on each call (6 ms for 900 packages), and checks ask
-# it a lot.  Rebuilt whenever the key differs; the key is taken before the
-# listing, so a change during it only makes the next call rebuild.
-# Sets PROV_DPKG_LIST; 1 when there is no usable listing.
+# The installed packages, as one shell assignment (PROV_PKGS=" a b c ")
+# kept in $PROV_RUN_DIR/dpkg-installed: dpkg-query parses the whole
+# database on each call (6 ms for 900 packages) and a grep costs a process
+# too, where reading this costs none, and checks ask a lot.  It is used
+# while it is newer (to the nanosecond) than the status file and than the
+# journal folder dpkg changes with every operation; it carries the time
+# its making began, so a change during it only makes the next call list
+# again.  Sets PROV_PKGS; 1 when there is no usable listing.
 prov_dpkg_list() {
-	PROV_DPKG_LIST=$PROV_RUN_DIR/dpkg-status.list
-	_pdl_key=$(stat --printf '%s:%.9Y:%.9Z ' -- "$PROV_DPKG_DIR/status" \
-		"$PROV_DPKG_DIR/updates" 2>/dev/null) || return 1
-	_pdl_have=
-	if [ -r "$PROV_DPKG_LIST" ]; then
-		read -r _pdl_have <"$PROV_DPKG_LIST" || _pdl_have=
+	_pdl_f=$PROV_RUN_DIR/dpkg-installed
+	# -nt is not POSIX, but dash, bash and busybox sh all have it
+	# shellcheck disable=SC3013
+	if [ "$_pdl_f" -nt "$PROV_DPKG_DIR/status" ] &&
+		[ "$_pdl_f" -nt "$PROV_DPKG_DIR/updates" ]; then
+		PROV_PKGS=
+		# shellcheck disable=SC1090
+		. "$_pdl_f" && [ -n "$PROV_PKGS" ] && return 0
 	fi
-	[ "$_pdl_have" != "${_pdl_key% }" ] || return 0
-	[ -d "$PROV_RUN_DIR" ] || mkdir -p "$PROV_RUN_DIR" || return 1
-	{
-		printf '%s\n' "${_pdl_key% }"
-		# shellcheck disable=SC2016
-		dpkg-query --admindir="$PROV_DPKG_DIR" -W -f='${Package}\t${Status}\n'
-	} >"$PROV_DPKG_LIST.$$" 2>/dev/null &&
-		mv -f "$PROV_DPKG_LIST.$$" "$PROV_DPKG_LIST" && return 0
-	rm -f "$PROV_DPKG_LIST.$$"
+	[ -d "$PROV_RUN_DIR" ] || mkdir -p "$PROV_RUN_DIR" 2>/dev/null || return 1
+	: >"$_pdl_f.$$.t" 2>/dev/null || return 1
+	# shellcheck disable=SC2016
+	if _pdl_all=$(dpkg-query --admindir="$PROV_DPKG_DIR" -W \
+		-f='${Status} ${Package}\n' 2>/dev/null) && {
+		# only names dpkg allows reach the assignment
+		printf 'PROV_PKGS=" '
+		printf '%s\n' "$_pdl_all" |
+			sed -n 's/^install ok installed \([a-z0-9][a-z0-9+.-]*\)$/\1/p' |
+			tr '\n' ' '
+		printf '"\n'
+	} >"$_pdl_f.$$" && touch -r "$_pdl_f.$$.t" "$_pdl_f.$$" &&
+		mv -f "$_pdl_f.$$" "$_pdl_f"; then
+		rm -f "$_pdl_f.$$.t"
+		PROV_PKGS=
+		# shellcheck disable=SC1090
+		. "$_pdl_f" && return 0
+	fi
+	rm -f "$_pdl_f.$$" "$_pdl_f.$$.t"
 	return 1
 }
 
@@ -243,7 +260,7 @@ pkg_installed() {
 	case $PROV_OS_FAMILY in
 	debian)
 		if prov_dpkg_list; then
-			grep -qxF "$1	install ok installed" "$PROV_DPKG_LIST"
+			case $PROV_PKGS in *" $1 "*) ;; *) false ;; esac
 		else
 			# shellcheck disable=SC2016
 			[ "$(dpkg-query --admindir="$PROV_DPKG_DIR" -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
@@ -437,8 +454,7 @@ prov_mode_norm() {
 
 # file_meta_ok PATH MODE OWNER
 file_meta_ok() {
-	[ "$(stat -c %a -- "$1" 2>/dev/null)" = "$(prov_mode_norm "$2")" ] &&
-		[ "$(stat -c %U:%G -- "$1" 2>/dev/null)" = "$3" ]
+	[ "$(stat -c '%a %U:%G' -- "$1" 2>/dev/null)" = "$(prov_mode_norm "$2") $3" ]
 }
 
 # The bytes file_put writes for CONTENT: CONTENT ending in one newline.
@@ -535,11 +551,12 @@ PROV_BLOCK_END='# END provision'
 # The file PATH with its managed block replaced by CONTENT (kept in place,
 # or added at the end; CONTENT's final newlines dropped).
 block_render() {
-	{
-		if [ -f "$1" ]; then
-			cat -- "$1"
-		fi
-	} | PROV_BLOCK=$(printf '%s' "$2") awk -v b="$PROV_BLOCK_BEGIN" -v e="$PROV_BLOCK_END" '
+	# awk reads the file itself (no cat); "./" keeps a name with "=" a file
+	_br_f=/dev/null
+	if [ -f "$1" ]; then
+		case $1 in /*) _br_f=$1 ;; *) _br_f=./$1 ;; esac
+	fi
+	PROV_BLOCK=$(printf '%s' "$2") awk -v b="$PROV_BLOCK_BEGIN" -v e="$PROV_BLOCK_END" '
 		function block() {
 			print b
 			if (ENVIRON["PROV_BLOCK"] != "")
@@ -550,7 +567,7 @@ block_render() {
 		$0 == b { if (!done) block(); skip = 1; next }
 		$0 == e && skip { skip = 0; next }
 		!skip { print }
-		END { if (!done) block() }'
+		END { if (!done) block() }' "$_br_f"
 }
 
 # block_same PATH CONTENT / block_put PATH CONTENT: the lines between

@@ -156,8 +156,15 @@ expect_pkgs() {
 }
 check "pkg_installed: installed, config-files only, unknown" \
     expect_pkgs "alpha=yes beta=no gamma=no "
-check "pkg_installed: the listing was made, keyed on the database" \
-    sh -c "head -n 1 '$work/run/dpkg-status.list' | grep -q '^[0-9]*:[0-9.]*:[0-9.]* [0-9]*:'"
+check "pkg_installed: the listing was made, newer than the database" \
+    sh -c "grep -qx 'PROV_PKGS=\" alpha \"' '$work/run/dpkg-installed' &&
+	[ '$work/run/dpkg-installed' -nt '$work/dpkg/status' ]"
+# while it is newer than the database, the listing answers alone
+cp "$work/run/dpkg-installed" "$work/listing.saved"
+printf 'PROV_PKGS=" beta "\n' >"$work/run/dpkg-installed"
+check "pkg_installed: a listing newer than the database is what answers" \
+    expect_pkgs "alpha=no beta=yes gamma=no "
+cp -p "$work/listing.saved" "$work/run/dpkg-installed"
 # dpkg replaces the file (a new inode, a new ctime), in the same second
 { status_of alpha "deinstall ok config-files"; status_of gamma "install ok installed"; } \
     >"$work/dpkg/status.new" && mv "$work/dpkg/status.new" "$work/dpkg/status"
@@ -167,10 +174,18 @@ check "pkg_installed: a changed database is listed again" \
 status_of beta "install ok installed" >"$work/dpkg/updates/0001"
 check "pkg_installed: the journal counts (dpkg-query merges it)" \
     expect_pkgs "alpha=no beta=yes gamma=yes "
-# a listing whose key is not the database's (a crash, another machine's)
-printf 'stale\nalpha\tinstall ok installed\n' >"$work/run/dpkg-status.list"
-check "pkg_installed: a listing with another key is never used" \
+# a listing older than the database (made before a change) is never used
+printf 'PROV_PKGS=" alpha "\n' >"$work/run/dpkg-installed"
+touch -d '2000-01-01' "$work/run/dpkg-installed"
+check "pkg_installed: a listing older than the database is never used" \
     expect_pkgs "alpha=no beta=yes gamma=yes "
+# an old database and no listing: listed again, no stamp left behind
+touch -d '2000-01-01' "$work/dpkg/status" "$work/dpkg/updates"
+rm -f "$work/run/dpkg-installed"
+pkgs >/dev/null 2>&1
+check "pkg_installed: listed anew, the stamp of its start removed" \
+    sh -c "[ \$(stat -c %Y '$work/run/dpkg-installed') -gt 946684800 ] &&
+	[ ! -e '$work/run/dpkg-installed.'*.t ]"
 # nowhere to keep a listing: dpkg-query is asked directly
 : >"$work/not-a-dir"
 pkgs_norun() {
