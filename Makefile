@@ -41,7 +41,7 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
 	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
-	libfuzzer-14-dev
+	libfuzzer-14-dev skopeo
 
 .PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
 all: provision

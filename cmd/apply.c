@@ -9,8 +9,9 @@
  * the state file being valid at every moment) and prints the summary.
  *
  * With --bundle FILE the nodes install from an offline bundle alone
- * (lib/offline.c): it is verified, its repository copied to the nodes
- * that lack it, and apply runs on the nodes that have it.
+ * (lib/offline.c): it is verified, its repository (and, where a container
+ * engine runs, its images) copied to the nodes that lack it, and apply
+ * runs on the nodes that have it.
  */
 #include "compat.h"
 
@@ -289,8 +290,12 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		    err.msg);
 		goto out;
 	}
-	fprintf(ctx->out, "bundle %s: %s verified, %zu packages\n", ob.id,
+	fprintf(ctx->out, "bundle %s: %s verified, %zu packages", ob.id,
 	    o->bundle, ob.debs);
+	if (ob.nimages > 0)
+		fprintf(ctx->out, ", %zu image%s", ob.nimages,
+		    ob.nimages == 1 ? "" : "s");
+	fputc('\n', ctx->out);
 	if (dry_run) {
 		*apt_repo = xstrdup(ob.dir);
 		r = 0;
@@ -306,7 +311,7 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	}
 	ok = xcalloc(push.n + 1, sizeof *ok);
 	for (i = 0; i < push.n; i++) {
-		if (push.nodes[i].status != OFFLINE_FAILED) {
+		if (OFFLINE_NODE_OK(&push.nodes[i])) {
 			ok[k++] = push.nodes[i].name;
 			continue;
 		}
@@ -320,7 +325,16 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	    push.present, push.failed > 0 ? "" : "\n");
 	if (push.failed > 0)
 		fprintf(ctx->out, ", %zu failed\n", push.failed);
-	*lost = push.failed;
+	if (push.images_sent + push.images_present + push.images_failed > 0)
+		fprintf(ctx->out, "bundle %s images (%zu) on %zu node%s: %zu "
+		    "sent, %zu already there%s", ob.id, ob.nimages,
+		    push.images_sent + push.images_present + push.images_failed,
+		    push.images_sent + push.images_present +
+		    push.images_failed == 1 ? "" : "s", push.images_sent,
+		    push.images_present, push.images_failed > 0 ? "" : "\n");
+	if (push.images_failed > 0)
+		fprintf(ctx->out, ", %zu failed\n", push.images_failed);
+	*lost = push.n - k;
 	if (k == 0) {
 		fprintf(ctx->err, "provision apply: no node has the bundle: "
 		    "nothing to apply\n");

@@ -31,6 +31,7 @@ struct bundle_cmd_opts {
 	struct strvec	 sources;
 	struct strvec	 packages;
 	struct strvec	 mirrors;
+	struct strvec	 images;
 	long		 jobs;
 	long		 retries;
 	long		 timeout;
@@ -59,6 +60,9 @@ static const struct opt_spec bundle_opts_spec[] = {
 	  offsetof(struct bundle_cmd_opts, allow_missing), NULL,
 	  "a package in no index, an image that cannot be fetched: listed "
 	  "in the manifest, not an error" },
+	{ "image", 0, OPT_LIST, offsetof(struct bundle_cmd_opts, images),
+	  "REF", "one more container image, e.g. "
+	  "docker.io/library/busybox:1.36 (repeatable)" },
 	{ "no-images", 0, OPT_BOOL, offsetof(struct bundle_cmd_opts, no_images),
 	  NULL, "fetch no container images (listed as not fetched)" },
 	{ "registry-mirror", 0, OPT_LIST,
@@ -88,6 +92,7 @@ cmd_bundle_init(void *optsp)
 	o->sources = (struct strvec)STRVEC_INIT;
 	o->packages = (struct strvec)STRVEC_INIT;
 	o->mirrors = (struct strvec)STRVEC_INIT;
+	o->images = (struct strvec)STRVEC_INIT;
 	o->retries = -1;
 }
 
@@ -276,6 +281,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	bo.timeout_s = o->timeout;
 	bo.allow_missing = o->allow_missing;
 	bo.registry_mirrors = &o->mirrors;
+	bo.images = &o->images;
 	memset(&pr, 0, sizeof pr);
 	pr.ctx = ctx;
 	pr.quiet = o->quiet;

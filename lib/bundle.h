@@ -93,11 +93,13 @@ struct bundle {
 	size_t			 nblobs, ablobs;
 	struct bundle_item	*items;
 	size_t			 n, alloc;
+	char			*k8s_version;	/* the plan's Kubernetes */
 };
 
 #define BUNDLE_INIT { NULL, NULL, NULL, NULL, NULL, STRVEC_INIT, \
 	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, \
-	STRVEC_INIT, 0, NULL, 0, 0, STRVEC_INIT, NULL, 0, 0, NULL, 0, 0 }
+	STRVEC_INIT, 0, NULL, 0, 0, STRVEC_INIT, NULL, 0, 0, NULL, 0, 0, \
+	NULL }
 
 struct bundle_opts {
 	const char		*cache;		/* required by fetch and pack */
@@ -112,9 +114,11 @@ struct bundle_opts {
 						   image that cannot be
 						   fetched: not an error */
 	const struct strvec	*registry_mirrors;	/* "HOST=URL" */
+	const struct strvec	*images;	/* more than the plan needs */
 };
 
-#define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0, NULL }
+#define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0, NULL, \
+	NULL }
 
 /*
  * What the plan's steps install: for each step, the names its template's
@@ -123,7 +127,11 @@ struct bundle_opts {
  */
 int	bundle_plan(struct bundle *, const struct plan *,
 	    const struct bundle_opts *, struct prov_err *);
-/* Needs apt-get and apt-cache; reads the sources' indexes (network). */
+/*
+ * Needs apt-get and apt-cache; reads the sources' indexes (network).
+ * With Kubernetes it then adds kubeadm's pause, etcd and CoreDNS images
+ * for the kubeadm it resolved (bundle_kubeadm_images()).
+ */
 int	bundle_resolve(struct bundle *, const struct bundle_opts *,
 	    struct prov_err *);
 
@@ -205,5 +213,12 @@ char	*bundle_field(const char *stanza, size_t len, const char *name);
 char	*bundle_unescape(const char *s);
 /* 1 when s is a safe .deb file name: [A-Za-z0-9.+~_-], no leading '.'. */
 int	bundle_filename_ok(const char *s);
+/*
+ * Push the pause, etcd and CoreDNS images `kubeadm config images list`
+ * names for kubeadm `version` ("1.30.2", "v1.30.2" or a .deb version
+ * "1.30.2-1.1") onto out, from a table of kubeadm releases.  -1 (out
+ * untouched) for a release the table does not know.
+ */
+int	bundle_kubeadm_images(struct strvec *out, const char *version);
 
 #endif

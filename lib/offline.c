@@ -20,11 +20,30 @@
  * so ID/.complete is there only when everything is, and a re-apply that
  * finds it sends nothing.  ID is the first 16 hex digits of the
  * manifest's SHA-256: the manifest names every file with its digest.
+ *
+ * The bundle's container images (images/, an OCI image layout) go the
+ * same way, in the same pass over the bundle, into a second plain tar
+ * that container runtimes import as it is: the layout's members at its
+ * root (what `ctr images import` reads), a docker-save manifest.json
+ * beside them (what `docker load` reads before Docker 25: config and
+ * layers by path; moby's loader decompresses gzip layers itself,
+ * image/tarexport/load.go loadLayer), and provision-images.list, one
+ * "REF MANIFEST-DIGEST CONFIG-DIGEST" line per image, for the check.  It
+ * goes only to nodes that run a container engine
+ * (offline_node_needs_images()), after repo/, to
+ *
+ *	ID/images/images.tar	the tar, never unpacked
+ *	ID/images/images.list	provision-images.list, taken out of it
+ *	ID/images/.complete	written last, before ID/images.tmp is
+ *				renamed to ID/images
+ *
+ * templates/lib.sh (images_import) imports what the runtime lacks.
  */
 #include "compat.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -32,6 +51,7 @@
 #include "arc.h"
 #include "buf.h"
 #include "bundle.h"
+#include "oci.h"
 #include "offline.h"
 #include "plan.h"
 #include "ssh.h"
@@ -57,7 +77,11 @@ struct offline_member {
 struct offline_conv {
 	const char		*bundle;
 	const char		*part;
+	const char		*img_part;	/* NULL: images/ not wanted */
 	struct archive		*in, *out;
+	struct archive		*img;		/* the images tar, or NULL */
+	size_t			 nimg;		/* images/ members copied */
+	size_t			 nimages;	/* images in it */
 	struct offline_member	*m;
 	size_t			 n, alloc;
 	struct strmap		 map;		/* name -> index + 1 */
@@ -77,29 +101,71 @@ offline_read_err(struct offline_conv *c, struct prov_err *err)
 }
 
 static int
-offline_write_err(struct offline_conv *c, struct prov_err *err)
+offline_write_err(struct offline_conv *c, struct archive *a,
+    struct prov_err *err)
 {
-	const char	*m = archive_error_string(c->out);
+	const char	*m = archive_error_string(a);
 
 	return prov_err_set(err, PROV_E_ARCHIVE, "cannot write '%s': %s",
-	    c->part, m != NULL ? m : "unknown libarchive error");
+	    a == c->img ? c->img_part : c->part,
+	    m != NULL ? m : "unknown libarchive error");
 }
 
-/* Copy the current member, a file of repo/, into the output tar. */
+/* A member of images/: oci-layout, index.json or blobs/sha256/HEX. */
 static int
-offline_copy(struct offline_conv *c, struct archive_entry *in,
-    const char *name, struct prov_err *err)
+offline_image_name_ok(const char *rest)
 {
-	struct archive_entry	*e = NULL;
+	size_t	i;
+
+	if (strcmp(rest, "oci-layout") == 0 || strcmp(rest, "index.json") == 0)
+		return 1;
+	if (!str_starts(rest, "blobs/sha256/") || strlen(rest) != 13 + 64)
+		return 0;
+	for (i = 13; rest[i] != '\0'; i++)
+		if (!((rest[i] >= '0' && rest[i] <= '9') ||
+		    (rest[i] >= 'a' && rest[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* One new regular file entry (root, 0644) in `out`. */
+static int
+offline_header(struct offline_conv *c, struct archive *out, const char *name,
+    int64_t size, time_t mtime, struct prov_err *err)
+{
+	struct archive_entry	*e = archive_entry_new();
+	int			 r = 0;
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, size);
+	archive_entry_set_mtime(e, mtime, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, "root");
+	archive_entry_set_gname(e, "root");
+	if (archive_write_header(out, e) != ARCHIVE_OK)
+		r = offline_write_err(c, out, err);
+	archive_entry_free(e);
+	return r;
+}
+
+/*
+ * Copy the current member, a file of repo/ or images/ (`name`), into
+ * `out` as `outname`.
+ */
+static int
+offline_copy(struct offline_conv *c, struct archive *out,
+    struct archive_entry *in, const char *name, const char *outname,
+    struct prov_err *err)
+{
 	struct arc_sha256	 s = ARC_SHA256_INIT;
 	struct offline_member	*m;
 	int64_t			 total = 0, size;
 	la_ssize_t		 n;
 	int			 r = -1;
 
-	if (!bundle_filename_ok(name + 5))
-		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s': not a "
-		    "plain file name under repo/", name, c->bundle);
 	if (archive_entry_hardlink(in) != NULL ||
 	    archive_entry_filetype(in) != AE_IFREG)
 		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s' is a "
@@ -111,27 +177,16 @@ offline_copy(struct offline_conv *c, struct archive_entry *in,
 		return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in '%s' has "
 		    "no size", name, c->bundle);
 	size = archive_entry_size(in);
-	e = archive_entry_new();
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, size);
-	archive_entry_set_mtime(e, archive_entry_mtime(in), 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	archive_entry_set_uname(e, "root");
-	archive_entry_set_gname(e, "root");
-	if (archive_write_header(c->out, e) != ARCHIVE_OK) {
-		offline_write_err(c, err);
+	if (offline_header(c, out, outname, size, archive_entry_mtime(in),
+	    err) != 0)
 		goto out;
-	}
 	if (arc_sha256_init(&s, err) != 0)
 		goto out;
 	while ((n = archive_read_data(c->in, c->blk, OFFLINE_BLOCK)) > 0) {
 		arc_sha256_update(&s, c->blk, (size_t)n);
 		total += n;
-		if (archive_write_data(c->out, c->blk, (size_t)n) != n) {
-			offline_write_err(c, err);
+		if (archive_write_data(out, c->blk, (size_t)n) != n) {
+			offline_write_err(c, out, err);
 			goto out;
 		}
 	}
@@ -156,7 +211,6 @@ offline_copy(struct offline_conv *c, struct archive_entry *in,
 	r = 0;
 out:
 	arc_sha256_release(&s);
-	archive_entry_free(e);
 	return r;
 }
 
@@ -225,7 +279,9 @@ offline_match_list(struct offline_conv *c, const struct yml_node *root,
 			return prov_err_set(err, PROV_E_ARCHIVE,
 			    "manifest.json of '%s': entry %u of '%s' lacks "
 			    "path, sha256 or size", c->bundle, i + 1, list);
-		if (!str_starts(arc_name_norm(path), "repo/"))
+		if (!str_starts(arc_name_norm(path), "repo/") &&
+		    !(c->img != NULL && str_starts(arc_name_norm(path),
+		    "images/")))
 			continue;
 		if ((k = (uintptr_t)strmap_get(&c->map,
 		    arc_name_norm(path))) == 0)
@@ -240,6 +296,112 @@ offline_match_list(struct offline_conv *c, const struct yml_node *root,
 		m->listed = 1;
 	}
 	return 0;
+}
+
+/* Append a file made here (name, bytes) to the images tar. */
+static int
+offline_add_buf(struct offline_conv *c, const char *name, const struct buf *b,
+    struct prov_err *err)
+{
+	if (offline_header(c, c->img, name, (int64_t)b->len, time(NULL),
+	    err) != 0)
+		return -1;
+	if (b->len > 0 && archive_write_data(c->img, b->buf, b->len) !=
+	    (la_ssize_t)b->len)
+		return offline_write_err(c, c->img, err);
+	return 0;
+}
+
+/* "registry/repo:tag" for docker's RepoTags, or NULL (digest only). */
+static char *
+offline_repo_tag(const char *ref)
+{
+	struct oci_ref	 r = OCI_REF_INIT;
+	struct prov_err	 e = PROV_ERR_INIT;
+	char		*s = NULL;
+
+	if (oci_ref_parse(&r, ref, &e) == 0 && r.tag != NULL)
+		s = xasprintf("%s/%s:%s", r.registry, r.repo, r.tag);
+	oci_ref_release(&r);
+	prov_err_release(&e);
+	return s;
+}
+
+/*
+ * The end of the images tar, from the manifest's "images": a docker-save
+ * manifest.json (Config, RepoTags, Layers by path in the tar) and
+ * provision-images.list.  Every blob named must be in the tar.
+ */
+static int
+offline_images_trailer(struct offline_conv *c, const struct yml_node *root,
+    struct prov_err *err)
+{
+	const struct yml_node	*seq = yml_map_get(root, "images");
+	struct buf		 dm = BUF_INIT, list = BUF_INIT;
+	unsigned		 i, k;
+	int			 r = -1;
+
+	if (seq == NULL || seq->kind != YML_SEQ || seq->n == 0) {
+		prov_err_set(err, PROV_E_ARCHIVE, "'%s' has images/ but its "
+		    "manifest lists no images", c->bundle);
+		goto out;
+	}
+	buf_adds(&dm, "[");
+	for (i = 0; i < seq->n; i++) {
+		const struct yml_node	*e = seq->u.items[i];
+		const struct yml_node	*blobs = e->kind == YML_MAP ?
+					    yml_map_get(e, "blobs") : NULL;
+		const char		*ref = offline_yml_str(e, "ref");
+		const char		*dig = offline_yml_str(e, "digest");
+		char			*tag, *want;
+
+		if (ref == NULL || dig == NULL || blobs == NULL ||
+		    blobs->kind != YML_SEQ || blobs->n == 0 ||
+		    strpbrk(ref, " \n") != NULL) {
+			prov_err_set(err, PROV_E_ARCHIVE, "manifest.json of "
+			    "'%s': image %u lacks ref, digest or blobs",
+			    c->bundle, i + 1);
+			goto out;
+		}
+		for (k = 0; k <= blobs->n; k++) {
+			const char	*d = k == 0 ? dig : blobs->u.items[k -
+					    1]->kind == YML_SCALAR ?
+					    blobs->u.items[k - 1]->u.s : "";
+
+			want = xasprintf("images/blobs/sha256/%s",
+			    str_starts(d, "sha256:") ? d + 7 : "");
+			if (strmap_get(&c->map, want) == NULL) {
+				prov_err_set(err, PROV_E_ARCHIVE, "image '%s' "
+				    "of '%s': blob '%s' is not in images/",
+				    ref, c->bundle, d);
+				free(want);
+				goto out;
+			}
+			free(want);
+		}
+		buf_addf(&dm, "%s\n {\"Config\": \"blobs/sha256/%s\", "
+		    "\"RepoTags\": [", i ? "," : "",
+		    blobs->u.items[0]->u.s + 7);
+		if ((tag = offline_repo_tag(ref)) != NULL)
+			buf_add_json(&dm, tag);
+		free(tag);
+		buf_adds(&dm, "], \"Layers\": [");
+		for (k = 1; k < blobs->n; k++)
+			buf_addf(&dm, "%s\"blobs/sha256/%s\"", k > 1 ? ", " :
+			    "", blobs->u.items[k]->u.s + 7);
+		buf_adds(&dm, "]}");
+		buf_addf(&list, "%s %s %s\n", ref, dig, blobs->u.items[0]->u.s);
+	}
+	buf_adds(&dm, "\n]\n");
+	if (offline_add_buf(c, "manifest.json", &dm, err) != 0 ||
+	    offline_add_buf(c, OFFLINE_IMAGES_LIST, &list, err) != 0)
+		goto out;
+	c->nimages = seq->n;
+	r = 0;
+out:
+	buf_release(&dm);
+	buf_release(&list);
+	return r;
 }
 
 static int
@@ -279,13 +441,23 @@ offline_match(struct offline_conv *c, struct offline_tar_info *info,
 		    c->bundle);
 		goto out;
 	}
+	if (c->img != NULL && c->nimg > 0 &&
+	    (strmap_get(&c->map, "images/index.json") == NULL ||
+	    strmap_get(&c->map, "images/oci-layout") == NULL)) {
+		prov_err_set(err, PROV_E_ARCHIVE, "images/ of '%s' is no OCI "
+		    "image layout (no index.json or oci-layout)", c->bundle);
+		goto out;
+	}
+	if (c->img != NULL && c->nimg > 0 &&
+	    offline_images_trailer(c, doc.root, err) != 0)
+		goto out;
 	if (info != NULL) {
 		os = yml_map_get(doc.root, "os");
 		if (offline_yml_str(os, "distro") != NULL)
 			info->distro = xstrdup(offline_yml_str(os, "distro"));
 		if (offline_yml_str(os, "release") != NULL)
 			info->release = xstrdup(offline_yml_str(os, "release"));
-		info->members = c->n;
+		info->members = c->n - c->nimg;	/* of repo/ */
 		info->debs = 0;
 		for (i = 0; i < c->n; i++) {
 			size_t	l = strlen(c->m[i].name);
@@ -301,28 +473,51 @@ out:
 	return r;
 }
 
+/* Open a plain pax tar at `part` for writing. */
+static int
+offline_open_out(struct offline_conv *c, struct archive **out,
+    const char *part, struct prov_err *err)
+{
+	const char	*m;
+
+	if ((*out = archive_write_new()) == NULL)
+		return prov_err_set(err, PROV_E_ARCHIVE, "cannot start "
+		    "libarchive");
+	(void)unlink(part);
+	if (archive_write_set_format_pax_restricted(*out) == ARCHIVE_OK &&
+	    archive_write_add_filter_none(*out) == ARCHIVE_OK &&
+	    archive_write_open_filename(*out, part) == ARCHIVE_OK)
+		return 0;
+	m = archive_error_string(*out);
+	return prov_err_set(err, PROV_E_ARCHIVE, "cannot write '%s': %s", part,
+	    m != NULL ? m : "unknown libarchive error");
+}
+
 int
-offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
-    const char *bundle, const char *out, struct prov_err *err)
+offline_bundle_tars(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
+    const char *bundle, const char *out, const char *images_out,
+    struct prov_err *err)
 {
 	struct offline_conv	 c;
 	struct archive_entry	*ent;
 	struct stat		 st;
 	char			*part = xasprintf("%s.part", out);
+	char			*img_part = images_out != NULL ?
+				    xasprintf("%s.part", images_out) : NULL;
 	size_t			 i;
-	int			 rc, r = -1, opened = 0;
+	int			 rc, r = -1;
 
 	memset(&c, 0, sizeof c);
 	c.bundle = bundle;
 	c.part = part;
+	c.img_part = img_part;
 	c.map = (struct strmap)STRMAP_INIT;
 	c.manifest = (struct buf)BUF_INIT;
 	c.blk = xmalloc(OFFLINE_BLOCK);
 	id[0] = '\0';
 	if (info != NULL)
 		memset(info, 0, sizeof *info);
-	if ((c.in = archive_read_new()) == NULL ||
-	    (c.out = archive_write_new()) == NULL) {
+	if ((c.in = archive_read_new()) == NULL) {
 		prov_err_set(err, PROV_E_ARCHIVE, "cannot start libarchive");
 		goto out;
 	}
@@ -336,17 +531,11 @@ offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 			offline_read_err(&c, err);
 		goto out;
 	}
-	if (archive_write_set_format_pax_restricted(c.out) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(c.out) != ARCHIVE_OK) {
-		offline_write_err(&c, err);
+	if (offline_open_out(&c, &c.out, part, err) != 0)
 		goto out;
-	}
-	(void)unlink(part);
-	if (archive_write_open_filename(c.out, part) != ARCHIVE_OK) {
-		offline_write_err(&c, err);
+	if (img_part != NULL && offline_open_out(&c, &c.img, img_part,
+	    err) != 0)
 		goto out;
-	}
-	opened = 1;
 	for (;;) {
 		const char	*name;
 
@@ -361,8 +550,27 @@ offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 		    archive_entry_pathname(ent) : "");
 		if (str_starts(name, "repo/") && name[5] != '\0' &&
 		    archive_entry_filetype(ent) != AE_IFDIR) {
-			if (offline_copy(&c, ent, name, err) != 0)
+			if (!bundle_filename_ok(name + 5)) {
+				prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
+				    "'%s': not a plain file name under repo/",
+				    name, bundle);
 				goto out;
+			}
+			if (offline_copy(&c, c.out, ent, name, name, err) != 0)
+				goto out;
+		} else if (c.img != NULL && str_starts(name, "images/") &&
+		    name[7] != '\0' &&
+		    archive_entry_filetype(ent) != AE_IFDIR) {
+			if (!offline_image_name_ok(name + 7)) {
+				prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
+				    "'%s': not a member of an OCI image layout",
+				    name, bundle);
+				goto out;
+			}
+			if (offline_copy(&c, c.img, ent, name, name + 7,
+			    err) != 0)
+				goto out;
+			c.nimg++;
 		} else if (strcmp(name, "manifest.json") == 0 &&
 		    archive_entry_filetype(ent) == AE_IFREG) {
 			if (offline_keep_manifest(&c, err) != 0)
@@ -375,18 +583,33 @@ offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 	if (offline_match(&c, info, err) != 0)
 		goto out;
 	if (archive_write_close(c.out) != ARCHIVE_OK) {
-		offline_write_err(&c, err);
+		offline_write_err(&c, c.out, err);
+		goto out;
+	}
+	if (c.img != NULL && archive_write_close(c.img) != ARCHIVE_OK) {
+		offline_write_err(&c, c.img, err);
+		goto out;
+	}
+	if (c.img != NULL && c.nimg > 0 && rename(img_part, images_out) != 0) {
+		prov_err_sys(err, "cannot rename '%s' to '%s'", img_part,
+		    images_out);
 		goto out;
 	}
 	if (rename(part, out) != 0) {
 		prov_err_sys(err, "cannot rename '%s' to '%s'", part, out);
+		if (c.img != NULL && c.nimg > 0)
+			(void)unlink(images_out);
 		goto out;
 	}
-	opened = 0;
 	memcpy(id, c.manifest_sha, OFFLINE_ID_LEN);
 	id[OFFLINE_ID_LEN] = '\0';
 	if (info != NULL && stat(out, &st) == 0)
 		info->size = (int64_t)st.st_size;
+	if (info != NULL && c.img != NULL && c.nimg > 0) {
+		info->images = c.nimages;
+		if (stat(images_out, &st) == 0)
+			info->images_size = (int64_t)st.st_size;
+	}
 	r = 0;
 out:
 	if (r != 0 && info != NULL) {
@@ -398,8 +621,11 @@ out:
 		archive_read_free(c.in);
 	if (c.out != NULL)
 		archive_write_free(c.out);
-	if (opened)
-		(void)unlink(part);
+	if (c.img != NULL)
+		archive_write_free(c.img);
+	(void)unlink(part);
+	if (img_part != NULL)
+		(void)unlink(img_part);
 	for (i = 0; i < c.n; i++)
 		free(c.m[i].name);
 	free(c.m);
@@ -407,7 +633,15 @@ out:
 	buf_release(&c.manifest);
 	free(c.blk);
 	free(part);
+	free(img_part);
 	return r;
+}
+
+int
+offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
+    const char *bundle, const char *out, struct prov_err *err)
+{
+	return offline_bundle_tars(id, info, bundle, out, NULL, err);
 }
 
 /* Preparing. */
@@ -419,7 +653,7 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 	struct bundle_check	 chk = BUNDLE_CHECK_INIT;
 	struct offline_tar_info	 info;
 	const char		*base = workdir;
-	char			*dir = NULL, *tar = NULL;
+	char			*dir = NULL, *tar = NULL, *images = NULL;
 	size_t			 i;
 	int			 r = -1;
 
@@ -442,13 +676,20 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 		goto out;
 	}
 	tar = xasprintf("%s/repo.tar", dir);
-	if (offline_repo_tar(ob->id, &info, path, tar, err) != 0) {
+	images = xasprintf("%s/images.tar", dir);
+	if (offline_bundle_tars(ob->id, &info, path, tar, images, err) != 0) {
 		(void)rmdir(dir);
 		goto out;
 	}
 	ob->tmpdir = dir;
 	ob->tar = tar;
 	dir = tar = NULL;
+	if (info.images > 0) {
+		ob->images_tar = images;
+		images = NULL;
+		ob->images_size = info.images_size;
+		ob->nimages = info.images;
+	}
 	ob->dir = xasprintf("%s/%s", OFFLINE_NODE_DIR, ob->id);
 	ob->tar_size = info.size;
 	ob->members = info.members;
@@ -461,6 +702,7 @@ out:
 	bundle_check_release(&chk);
 	free(dir);
 	free(tar);
+	free(images);
 	return r;
 }
 
@@ -499,9 +741,12 @@ offline_bundle_release(struct offline_bundle *ob)
 		return;
 	if (ob->tar != NULL)
 		(void)unlink(ob->tar);
+	if (ob->images_tar != NULL)
+		(void)unlink(ob->images_tar);
 	if (ob->tmpdir != NULL)
 		(void)rmdir(ob->tmpdir);
 	free(ob->tar);
+	free(ob->images_tar);
 	free(ob->tmpdir);
 	free(ob->dir);
 	free(ob->distro);
@@ -548,13 +793,81 @@ offline_unpack_script(const char *id)
 	return buf_detach(&b, NULL);
 }
 
+/*
+ * The images tar arrives as ID.images.tar beside ID/ (which must be
+ * complete: repo/ went first); it moves into ID/images.tmp/, its list is
+ * taken out, and ID/images.tmp becomes ID/images in one rename.
+ */
+char *
+offline_images_script(const char *id)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_adds(&b, "set -eu; umask 022; cd ");
+	buf_add_shquote(&b, OFFLINE_NODE_DIR);
+	buf_adds(&b, "; id=");
+	buf_add_shquote(&b, id);
+	buf_adds(&b, "; list=");
+	buf_add_shquote(&b, OFFLINE_IMAGES_LIST);
+	buf_adds(&b, "\n"
+	    "if [ ! -f \"$id/.complete\" ]; then\n"
+	    "\techo \"$PWD/$id is not complete\" >&2; exit 1\n"
+	    "fi\n"
+	    "if [ -f \"$id/images/.complete\" ]; then\n"
+	    "\trm -f -- \"$id.images.tar\"; echo present; exit 0\n"
+	    "fi\n"
+	    "rm -rf -- \"$id/images.tmp\"\n"
+	    "mkdir -- \"$id/images.tmp\"\n"
+	    "mv -- \"$id.images.tar\" \"$id/images.tmp/images.tar\"\n"
+	    "if ! tar -xf \"$id/images.tmp/images.tar\" -C \"$id/images.tmp\" "
+	    "--no-same-owner \"$list\" >&2 ||\n"
+	    "\t! mv -- \"$id/images.tmp/$list\" "
+	    "\"$id/images.tmp/images.list\"\n"
+	    "then\n"
+	    "\trm -rf -- \"$id/images.tmp\"\n"
+	    "\techo \"$PWD/$id.images.tar has no $list\" >&2; exit 1\n"
+	    "fi\n"
+	    ": >\"$id/images.tmp/.complete\"\n"
+	    "sync 2>/dev/null || true\n"
+	    "rm -rf -- \"$id/images\"\n"
+	    "mv -T -- \"$id/images.tmp\" \"$id/images\"\n"
+	    "echo unpacked\n");
+	return buf_detach(&b, NULL);
+}
+
+int
+offline_node_needs_images(const struct plan *p, const struct plan_node *node)
+{
+	const char	*rt = p->sw.runtime, *orch = p->sw.orchestrator;
+
+	(void)node;		/* the engine is the plan's, for every node */
+	return (rt != NULL && (strcmp(rt, "containerd") == 0 ||
+	    strcmp(rt, "docker") == 0)) ||
+	    (orch != NULL && strcmp(orch, "kubernetes") == 0);
+}
+
+/*
+ * One tar to the nodes that want it, in two waves: ask each node whether
+ * `marker` (relative to OFFLINE_NODE_DIR) is there and how much room
+ * there is; then upload `tar` to `dst` on the others and run `script`,
+ * which answers "unpacked" or "present".
+ */
+struct offline_part {
+	const char	*tar;
+	int64_t		 size;
+	const char	*dst;
+	const char	*script;
+	const char	*marker;
+	long		 free_kb_min;
+	const char	*label;		/* "bundle", "images" */
+};
+
 struct offline_ctx {
-	const struct offline_bundle	*ob;
-	struct offline_push		*push;
+	const struct offline_part	*part;
+	struct offline_node		*res;		/* per host */
 	struct ssh_job			*jobs;
 	int				*want;		/* this wave */
 	int				*upload;	/* needs the tar */
-	long				 free_kb_min;
 };
 
 static const struct ssh_job *
@@ -602,7 +915,7 @@ offline_done_check(void *arg, size_t host, const struct ssh_job *job,
     struct ssh_result *r)
 {
 	struct offline_ctx	*c = arg;
-	struct offline_node	*nd = &c->push->nodes[host];
+	struct offline_node	*nd = &c->res[host];
 	long			 kb;
 	char			*sp;
 
@@ -623,10 +936,11 @@ offline_done_check(void *arg, size_t host, const struct ssh_job *job,
 		    r->out.buf));
 		return;
 	}
-	if (kb < c->free_kb_min) {
+	if (kb < c->part->free_kb_min) {
 		offline_fail(nd, xasprintf("%s needs %ld MiB free for the "
-		    "bundle, it has %ld MiB", OFFLINE_NODE_DIR,
-		    c->free_kb_min / 1024 + 1, kb / 1024));
+		    "%s, it has %ld MiB", OFFLINE_NODE_DIR,
+		    c->part->free_kb_min / 1024 + 1, c->part->label,
+		    kb / 1024));
 		return;
 	}
 	c->upload[host] = 1;
@@ -637,7 +951,7 @@ offline_done_upload(void *arg, size_t host, const struct ssh_job *job,
     struct ssh_result *r)
 {
 	struct offline_ctx	*c = arg;
-	struct offline_node	*nd = &c->push->nodes[host];
+	struct offline_node	*nd = &c->res[host];
 
 	nd->elapsed_s += r->elapsed_s;
 	buf_rtrim(&r->out);
@@ -655,19 +969,82 @@ offline_done_upload(void *arg, size_t host, const struct ssh_job *job,
 		    r->out.buf));
 }
 
+/* Run one part on the hosts with on[i] set; c->res gets the results. */
+static int
+offline_push_part(struct offline_ctx *c, struct ssh_pool *pool,
+    const int *on, size_t n, long command_timeout_s, struct prov_err *err)
+{
+	const struct offline_part	*pt = c->part;
+	struct ssh_handler		 h;
+	struct buf			 check = BUF_INIT;
+	size_t				 i;
+	int				 r = -1, any = 0;
+
+	/* Wave 1: which nodes have it already, and room for it. */
+	buf_adds(&check, "umask 022; d=");
+	buf_add_shquote(&check, OFFLINE_NODE_DIR);
+	buf_adds(&check, "; m=");
+	buf_add_shquote(&check, pt->marker);
+	buf_adds(&check, "; mkdir -p \"$d\" && cd \"$d\" && "
+	    "if [ -f \"$m\" ]; then echo present; "
+	    "else echo absent $(df -Pk . | awk 'NR == 2 { print $4 }'); fi");
+	for (i = 0; i < n; i++) {
+		c->want[i] = on[i];
+		c->upload[i] = 0;
+		if (!on[i])
+			continue;
+		c->res[i].status = OFFLINE_FAILED;
+		c->jobs[i] = (struct ssh_job)SSH_JOB_INIT;
+		c->jobs[i].command = check.buf;
+		c->jobs[i].label = "bundle-check";
+	}
+	memset(&h, 0, sizeof h);
+	h.next = offline_next;
+	h.done = offline_done_check;
+	h.arg = c;
+	if (ssh_pool_run(pool, &h, err) != 0)
+		goto out;
+
+	/* Wave 2: the tar to the others, put in place. */
+	for (i = 0; i < n; i++) {
+		c->want[i] = c->upload[i];
+		if (!c->upload[i])
+			continue;
+		any = 1;
+		c->jobs[i] = (struct ssh_job)SSH_JOB_INIT;
+		c->jobs[i].upload_src = pt->tar;
+		c->jobs[i].upload_dst = pt->dst;
+		c->jobs[i].upload_mode = 0600;
+		c->jobs[i].command = pt->script;
+		c->jobs[i].label = "bundle-unpack";
+		if (command_timeout_s > 0)
+			c->jobs[i].timeout_s = command_timeout_s +
+			    (long)(pt->size / OFFLINE_MIN_RATE);
+	}
+	h.done = offline_done_upload;
+	if (any && ssh_pool_run(pool, &h, err) != 0)
+		goto out;
+	r = 0;
+out:
+	buf_release(&check);
+	return r;
+}
+
 int
 offline_push_run(struct offline_push *out, const struct plan *p,
     const struct offline_bundle *ob, const struct offline_opts *o,
     struct prov_err *err)
 {
 	struct offline_ctx	 c;
+	struct offline_part	 repo, img;
+	struct offline_node	*ires = NULL;
 	struct ssh_config	 cfg = SSH_CONFIG_INIT;
-	struct ssh_handler	 h;
 	struct ssh_host		*hosts = NULL;
 	struct ssh_pool		*pool = NULL;
 	struct plan_node	**sel = NULL;
-	struct buf		 check = BUF_INIT;
-	char			*script = NULL, *dst = NULL;
+	char			*script = NULL, *dst = NULL, *marker = NULL;
+	char			*iscript = NULL, *idst = NULL, *imarker = NULL;
+	int			*on = NULL;
 	size_t			 nsel = 0, i;
 	int			 r = -1, any = 0;
 
@@ -683,19 +1060,21 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 	}
 	out->n = nsel;
 	out->nodes = xcalloc(nsel, sizeof *out->nodes);
+	ires = xcalloc(nsel, sizeof *ires);
 	hosts = xcalloc(nsel, sizeof *hosts);
-	c.ob = ob;
-	c.push = out;
+	on = xcalloc(nsel, sizeof *on);
 	c.jobs = xcalloc(nsel, sizeof *c.jobs);
 	c.want = xcalloc(nsel, sizeof *c.want);
 	c.upload = xcalloc(nsel, sizeof *c.upload);
-	/* The tar and what it unpacks to, plus a margin for apt's lists. */
-	c.free_kb_min = (long)(ob->tar_size / 1024 * 2) + 16 * 1024;
 	for (i = 0; i < nsel; i++) {
 		out->nodes[i].name = sel[i]->name;
 		out->nodes[i].status = OFFLINE_FAILED;
+		out->nodes[i].images = OFFLINE_NONE;
+		ires[i].name = sel[i]->name;
+		ires[i].status = OFFLINE_NONE;
 		hosts[i].name = sel[i]->name;
 		hosts[i].addr = sel[i]->address;
+		on[i] = 1;
 	}
 	ssh_config_from_plan(&cfg, &p->ssh);
 	if (o->forks > 0)
@@ -705,50 +1084,60 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 	if (ssh_pool_new(&pool, &cfg, hosts, nsel, err) != 0)
 		goto out;
 
-	/* Wave 1: which nodes have it already, and room for it. */
-	buf_adds(&check, "umask 022; d=");
-	buf_add_shquote(&check, OFFLINE_NODE_DIR);
-	buf_adds(&check, "; id=");
-	buf_add_shquote(&check, ob->id);
-	buf_adds(&check, "; mkdir -p \"$d\" && cd \"$d\" && "
-	    "if [ -f \"$id/.complete\" ]; then echo present; "
-	    "else echo absent $(df -Pk . | awk 'NR == 2 { print $4 }'); fi");
-	for (i = 0; i < nsel; i++) {
-		c.jobs[i] = (struct ssh_job)SSH_JOB_INIT;
-		c.jobs[i].command = check.buf;
-		c.jobs[i].label = "bundle-check";
-		c.want[i] = 1;
-	}
-	memset(&h, 0, sizeof h);
-	h.next = offline_next;
-	h.done = offline_done_check;
-	h.arg = &c;
-	if (ssh_pool_run(pool, &h, err) != 0)
-		goto out;
-
-	/* Wave 2: the tar to the others, unpacked in place. */
+	/* repo/ to every node: the tar and what it unpacks to, plus a
+	   margin for apt's lists. */
 	script = offline_unpack_script(ob->id);
 	dst = xasprintf("%s/%s.tar", OFFLINE_NODE_DIR, ob->id);
-	for (i = 0; i < nsel; i++) {
-		c.want[i] = c.upload[i];
-		if (!c.upload[i])
-			continue;
-		any = 1;
-		c.jobs[i] = (struct ssh_job)SSH_JOB_INIT;
-		c.jobs[i].upload_src = ob->tar;
-		c.jobs[i].upload_dst = dst;
-		c.jobs[i].upload_mode = 0600;
-		c.jobs[i].command = script;
-		c.jobs[i].label = "bundle-unpack";
-		if (cfg.command_timeout_s > 0)
-			c.jobs[i].timeout_s = cfg.command_timeout_s +
-			    (long)(ob->tar_size / OFFLINE_MIN_RATE);
-	}
-	h.done = offline_done_upload;
-	if (any && ssh_pool_run(pool, &h, err) != 0)
+	marker = xasprintf("%s/.complete", ob->id);
+	memset(&repo, 0, sizeof repo);
+	repo.tar = ob->tar;
+	repo.size = ob->tar_size;
+	repo.dst = dst;
+	repo.script = script;
+	repo.marker = marker;
+	repo.free_kb_min = (long)(ob->tar_size / 1024 * 2) + 16 * 1024;
+	repo.label = "bundle";
+	c.part = &repo;
+	c.res = out->nodes;
+	if (offline_push_part(&c, pool, on, nsel, cfg.command_timeout_s,
+	    err) != 0)
 		goto out;
-	for (i = 0; i < nsel; i++)
-		switch (out->nodes[i].status) {
+
+	/* The images, where an engine imports them: kept as a tar. */
+	for (i = 0; i < nsel; i++) {
+		on[i] = ob->images_tar != NULL &&
+		    out->nodes[i].status != OFFLINE_FAILED &&
+		    offline_node_needs_images(p, sel[i]);
+		any |= on[i];
+	}
+	if (any) {
+		iscript = offline_images_script(ob->id);
+		idst = xasprintf("%s/%s.images.tar", OFFLINE_NODE_DIR, ob->id);
+		imarker = xasprintf("%s/images/.complete", ob->id);
+		memset(&img, 0, sizeof img);
+		img.tar = ob->images_tar;
+		img.size = ob->images_size;
+		img.dst = idst;
+		img.script = iscript;
+		img.marker = imarker;
+		img.free_kb_min = (long)(ob->images_size / 1024) + 16 * 1024;
+		img.label = "bundle's images";
+		c.part = &img;
+		c.res = ires;
+		if (offline_push_part(&c, pool, on, nsel,
+		    cfg.command_timeout_s, err) != 0)
+			goto out;
+	}
+	for (i = 0; i < nsel; i++) {
+		struct offline_node	*nd = &out->nodes[i];
+
+		nd->images = ires[i].status;
+		nd->elapsed_s += ires[i].elapsed_s;
+		if (nd->images == OFFLINE_FAILED && nd->msg == NULL) {
+			nd->msg = xasprintf("images: %s", ires[i].msg != NULL ?
+			    ires[i].msg : "no detail");
+		}
+		switch (nd->status) {
 		case OFFLINE_SENT:
 			out->sent++;
 			break;
@@ -758,6 +1147,13 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 		default:
 			out->failed++;
 		}
+		if (nd->images == OFFLINE_SENT)
+			out->images_sent++;
+		else if (nd->images == OFFLINE_PRESENT)
+			out->images_present++;
+		else if (nd->images == OFFLINE_FAILED)
+			out->images_failed++;
+	}
 	r = 0;
 out:
 	if (pool != NULL) {
@@ -766,9 +1162,16 @@ out:
 	}
 	if (r != 0)
 		offline_push_release(out);
-	buf_release(&check);
+	for (i = 0; ires != NULL && i < nsel; i++)
+		free(ires[i].msg);
+	free(ires);
 	free(script);
 	free(dst);
+	free(marker);
+	free(iscript);
+	free(idst);
+	free(imarker);
+	free(on);
 	free(c.jobs);
 	free(c.want);
 	free(c.upload);
@@ -798,6 +1201,8 @@ offline_status_name(enum offline_status s)
 		return "sent";
 	case OFFLINE_PRESENT:
 		return "already there";
+	case OFFLINE_NONE:
+		return "not needed";
 	default:
 		return "failed";
 	}

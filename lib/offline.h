@@ -1,6 +1,7 @@
 /*
- * offline.h: `apply --bundle`: put an offline bundle's apt repository on
- * the nodes, so every step installs from it and never from the network.
+ * offline.h: `apply --bundle`: put an offline bundle's apt repository and
+ * container images on the nodes, so every step installs from it and
+ * never from the network.
  *
  *	struct offline_bundle	 ob = OFFLINE_BUNDLE_INIT;
  *	struct offline_push	 push = OFFLINE_PUSH_INIT;
@@ -10,13 +11,17 @@
  *		bundle_verify() (any problem refuses it: ob.problems lists
  *		them), then a plain tar of the bundle's repo/ (nodes have tar
  *		but not zstd), each member checked again against the
- *		manifest as it is copied; ob.id names it
+ *		manifest as it is copied; ob.id names it.  In the same pass,
+ *		when the bundle has images/, a second tar that containerd
+ *		and docker import (ob.images_tar)
  *	offline_check_plan(&ob, plan, &err);	the bundle's OS is the plan's
  *	offline_push_run(&push, plan, &ob, &o, &err);
  *		per node: /var/lib/provision/bundle/ID/.complete there?
  *		then nothing is sent; else the tar goes over SFTP (verified),
  *		is unpacked into ID.tmp with ID/sources.list beside repo/,
- *		and renamed to ID.  push.nodes[i] says what happened
+ *		and renamed to ID.  Then, on the nodes that run a container
+ *		engine, the images tar the same way into ID/images/.
+ *		push.nodes[i] says what happened
  *	apply_opts.apt_repo = ob.dir;		only on the nodes that have it
  *	offline_push_release(&push);
  *	offline_bundle_release(&ob);		removes the local tar
@@ -35,11 +40,15 @@
 #include "strvec.h"
 
 struct plan;
+struct plan_node;
 
 /* Where bundles live on a node: DIR/ID/{repo/,sources.list,.complete}. */
 #define OFFLINE_NODE_DIR	"/var/lib/provision/bundle"
 /* ID: the first hex digits of the manifest's SHA-256. */
 #define OFFLINE_ID_LEN		16
+/* In the images tar (and as ID/images/images.list on a node): one line
+   "REF MANIFEST-DIGEST CONFIG-DIGEST" per image. */
+#define OFFLINE_IMAGES_LIST	"provision-images.list"
 
 struct offline_bundle {
 	char		 id[OFFLINE_ID_LEN + 1];
@@ -47,14 +56,18 @@ struct offline_bundle {
 	char		*tar;		/* local plain tar of repo/ */
 	char		*tmpdir;	/* private folder holding it */
 	int64_t		 tar_size;
+	char		*images_tar;	/* local images tar, or NULL: the
+					   bundle has no images */
+	int64_t		 images_size;
+	size_t		 nimages;
 	size_t		 members;	/* files in the tar */
 	size_t		 debs;
 	char		*distro, *release;	/* the manifest's "os" */
 	struct strvec	 problems;	/* why bundle_verify() refused it */
 };
 
-#define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, \
-	STRVEC_INIT }
+#define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, \
+	NULL, NULL, STRVEC_INIT }
 
 /*
  * Verify `path` and make its repo/ tar in a new private folder under
@@ -81,31 +94,51 @@ struct offline_tar_info {
 	size_t		 members, debs;
 	int64_t		 size;		/* of the tar */
 	char		*distro, *release;	/* caller frees */
+	size_t		 images;	/* images in the images tar (0: none) */
+	int64_t		 images_size;
 };
 
 int	offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *,
 	    const char *bundle, const char *out, struct prov_err *err);
+/*
+ * The same, and when the bundle has images/ (an OCI image layout), also
+ * `images_out`: the layout's members at the tar's root, each checked
+ * against manifest.json, then a docker-save manifest.json
+ * ([{"Config", "RepoTags", "Layers"}], paths in the tar) and
+ * OFFLINE_IMAGES_LIST made from the manifest's "images".  Without
+ * images/ no `images_out` is made and info->images is 0.
+ */
+int	offline_bundle_tars(char id[OFFLINE_ID_LEN + 1],
+	    struct offline_tar_info *, const char *bundle, const char *out,
+	    const char *images_out, struct prov_err *err);
 
 enum offline_status {
 	OFFLINE_SENT,		/* copied and unpacked now */
 	OFFLINE_PRESENT,	/* was there already: nothing sent */
 	OFFLINE_FAILED,		/* msg says why */
+	OFFLINE_NONE,		/* images: not needed there, or none */
 };
 
 struct offline_node {
 	const char		*name;		/* borrowed from the plan */
-	enum offline_status	 status;
+	enum offline_status	 status;	/* of repo/ */
+	enum offline_status	 images;	/* of the images tar */
 	char			*msg;		/* why it failed, or NULL */
 	double			 elapsed_s;
 };
 
+/* The node has what apply needs: repo/, and the images where wanted. */
+#define OFFLINE_NODE_OK(nd) ((nd)->status != OFFLINE_FAILED && \
+	(nd)->images != OFFLINE_FAILED)
+
 struct offline_push {
 	struct offline_node	*nodes;
 	size_t			 n;
-	size_t			 sent, present, failed;
+	size_t			 sent, present, failed;	/* repo/ */
+	size_t			 images_sent, images_present, images_failed;
 };
 
-#define OFFLINE_PUSH_INIT { NULL, 0, 0, 0, 0 }
+#define OFFLINE_PUSH_INIT { NULL, 0, 0, 0, 0, 0, 0, 0 }
 
 struct offline_opts {
 	const char	*nodes;		/* hostlist, or NULL: every node */
@@ -126,7 +159,16 @@ void	offline_push_release(struct offline_push *);
 /* "sent", "already there", "failed". */
 const char *offline_status_name(enum offline_status);
 
+/*
+ * Whether `node`'s steps run a container engine that imports images: the
+ * plan's runtime is containerd or docker, or its orchestrator kubernetes.
+ */
+int	offline_node_needs_images(const struct plan *,
+	    const struct plan_node *node);
+
 /* The shell run on a node after the upload (exposed for the tests). */
 char	*offline_unpack_script(const char *id);
+/* ... after the images tar's upload, to ID.images.tar. */
+char	*offline_images_script(const char *id);
 
 #endif

@@ -7,6 +7,12 @@
 # containerd and docker need a cgroup hierarchy they may write: a node
 # without systemd and without a writable /sys/fs/cgroup (a testbed node, a
 # plain container) cannot run them, and the step says so instead of hanging.
+#
+# Offline (apply --bundle), once the engine answers, the bundle's container
+# images are imported into it (lib.sh images_import: containerd's k8s.io
+# namespace, or docker load); the check wants every one of them there.
+# With Kubernetes on containerd, the CRI's sandbox (pause) image is set to
+# the one the bundle holds (kubeadm's), so no pod waits for a pull.
 
 CR_CONTAINERD_CONF=/etc/containerd/config.toml
 CR_DOCKER_CONF=/etc/docker/daemon.json
@@ -108,21 +114,35 @@ cr_conf() {
 	esac
 }
 
+# The pause image of the offline bundle, under Kubernetes (else nothing).
+cr_sandbox_image() {
+	[ "$ORCHESTRATOR" = kubernetes ] || return 0
+	images_list 2>/dev/null | awk '$1 ~ /^registry\.k8s\.io\/pause:/ { print $1; exit }'
+}
+
 # containerd's configuration: the package default, with the systemd cgroup
-# driver where systemd runs (kubelet uses it).
+# driver where systemd runs (kubelet uses it), and the bundle's pause image
+# as the sandbox image where there is one.
 cr_containerd_conf_ok() {
 	[ -s "$CR_CONTAINERD_CONF" ] || prov_why "$CR_CONTAINERD_CONF is missing" || return 1
 	[ "$PROV_SYSTEMD" = 0 ] || grep -q 'SystemdCgroup = true' "$CR_CONTAINERD_CONF" ||
-		prov_why "$CR_CONTAINERD_CONF does not use the systemd cgroup driver"
+		prov_why "$CR_CONTAINERD_CONF does not use the systemd cgroup driver" || return 1
+	_cco=$(cr_sandbox_image)
+	[ -z "$_cco" ] || ! grep -q '^ *sandbox_image = ' "$CR_CONTAINERD_CONF" ||
+		grep -q "^ *sandbox_image = \"$_cco\"" "$CR_CONTAINERD_CONF" ||
+		prov_why "$CR_CONTAINERD_CONF does not use the bundle's sandbox image $_cco"
 }
 
 cr_containerd_conf_put() {
 	cr_containerd_conf_ok 2>/dev/null && return 0
 	mkdir -p /etc/containerd
+	_ccp=$(containerd config default)
 	if [ "$PROV_SYSTEMD" = 1 ]; then
-		_ccp=$(containerd config default | sed 's/SystemdCgroup = false/SystemdCgroup = true/')
-	else
-		_ccp=$(containerd config default)
+		_ccp=$(printf '%s\n' "$_ccp" | sed 's/SystemdCgroup = false/SystemdCgroup = true/')
+	fi
+	_ccs=$(cr_sandbox_image)
+	if [ -n "$_ccs" ]; then
+		_ccp=$(printf '%s\n' "$_ccp" | sed "s|^\( *sandbox_image = \).*|\1\"$_ccs\"|")
 	fi
 	file_put "$CR_CONTAINERD_CONF" 0644 root:root "$_ccp"
 }
@@ -190,7 +210,8 @@ step_check() {
 	if [ "$RUNTIME" != apptainer ]; then
 		cr_svc svc_running || return 1
 	fi
-	cr_works || prov_why "$RUNTIME does not answer"
+	cr_works || prov_why "$RUNTIME does not answer" || return 1
+	images_ok
 }
 
 step_apply() {
@@ -212,5 +233,6 @@ step_apply() {
 	if [ "$RUNTIME" != apptainer ]; then
 		cr_svc svc_start
 		prov_wait 30 cr_works || prov_fail "$RUNTIME does not answer after start"
+		images_import || prov_fail "could not import the offline bundle's images into $RUNTIME"
 	fi
 }

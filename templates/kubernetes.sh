@@ -7,7 +7,10 @@
 # exporter as DaemonSets; it leaves the join command in
 # /etc/provision/out/join (0600).  Workers join with it, passed by the
 # engine as $PROV_SECRET_DIR/join, through a kubeadm config file: the token
-# never reaches argv.  Needs systemd (kubelet) and containerd.
+# never reaches argv.  Needs systemd (kubelet) and containerd.  kubeadm
+# pulls an image only when containerd lacks it (imagePullPolicy
+# IfNotPresent, its default): offline, step container-runtime has imported
+# the bundle's (kube-*, pause, etcd, CoreDNS).
 
 K8S_ADMIN=/etc/kubernetes/admin.conf
 K8S_KUBELET=/etc/kubernetes/kubelet.conf
@@ -187,8 +190,12 @@ k8s_control_apply() {
 		if [ -n "$K8S_POD_CIDR" ]; then
 			set -- "$@" --pod-network-cidr="$K8S_POD_CIDR"
 		fi
+		# Offline, a version like 1.30 is the bundled kubeadm's own
+		# (kubeadm would ask dl.k8s.io for the latest 1.30.x): the
+		# bundle holds the control-plane images of that one.
 		case $K8S_VERSION in
 		*.*.*) set -- "$@" --kubernetes-version="v$K8S_VERSION" ;;
+		*) if apt_offline; then set -- "$@" --kubernetes-version="$(kubeadm version -o short)"; fi ;;
 		esac
 		prov_log "kubeadm init $*"
 		kubeadm init "$@" >&2

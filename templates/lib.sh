@@ -438,6 +438,65 @@ pkg_available() {
 	esac
 }
 
+# Container images of the offline bundle (apply --bundle): on nodes that run
+# containerd or docker, PROV_APT_REPO/images/ holds images.tar (an OCI image
+# layout with a docker-save manifest.json beside it) and images.list, one
+# "REF MANIFEST-DIGEST CONFIG-DIGEST" line per image.  Nothing there: no
+# images to import (online, or a bundle without images).
+images_list() {
+	[ -n "${PROV_APT_REPO:-}" ] && [ -f "$PROV_APT_REPO/images/.complete" ] &&
+		cat "$PROV_APT_REPO/images/images.list"
+}
+
+# image_present REF DIGEST CONFIG: the runtime (RUNTIME) has REF, as that
+# image.  containerd: in namespace k8s.io (the one the kubelet's CRI uses)
+# with that manifest digest; docker: with that image ID (its config digest).
+image_present() {
+	case $RUNTIME in
+	containerd)
+		[ "$(ctr -n k8s.io images ls "name==$1" 2>/dev/null | awk -v r="$1" 'NR > 1 && $1 == r { print $3 }')" = "$2" ]
+		;;
+	docker)
+		[ "$(docker image inspect -f '{{.Id}}' "$1" 2>/dev/null)" = "$3" ]
+		;;
+	*) return 1 ;;
+	esac
+}
+
+# images_missing: the references of the bundle's images the runtime lacks.
+images_missing() {
+	images_list | while read -r _im_ref _im_dig _im_cfg; do
+		[ -n "$_im_ref" ] || continue
+		image_present "$_im_ref" "$_im_dig" "$_im_cfg" || echo "$_im_ref"
+	done
+}
+
+# images_ok: every image of the bundle is in the runtime (the check).
+images_ok() {
+	_io=$(images_missing | tr '\n' ' ')
+	[ -z "$_io" ] || prov_why "not imported from the offline bundle: $_io"
+}
+
+# images_import: import the bundle's images when one is missing (the whole
+# tar: containerd and docker skip the layers they have).  Runs after the
+# runtime answers.
+images_import() {
+	[ -n "$(images_missing)" ] || return 0
+	_ii_tar=$PROV_APT_REPO/images/images.tar
+	case $RUNTIME in
+	containerd)
+		prov_log "ctr -n k8s.io images import $_ii_tar"
+		ctr -n k8s.io images import "$_ii_tar" >&2 || return 1
+		;;
+	docker)
+		prov_log "docker load -i $_ii_tar"
+		docker load -i "$_ii_tar" >&2 || return 1
+		;;
+	*) return 0 ;;
+	esac
+	prov_changed
+}
+
 # rhel_epel: EPEL and CRB (Slurm, munge, Prometheus, apptainer live there).
 rhel_epel() {
 	pkg_installed epel-release && return 0

@@ -4,6 +4,7 @@ images on loopback behind a Bearer token, and can misbehave on purpose.
 
   oci_registry.py DIR --port-file F [--log F] --image REPO:TAG ...
                   [--corrupt WHAT] [--cut WHAT:BYTES[:TIMES]] [--no-auth]
+                  [--diff-ids]
 
 DIR holds the images (made on the first start, reused after, so a restarted
 registry serves the same digests) and DIR/images.json describes them:
@@ -17,6 +18,8 @@ WHAT names a blob: a digest, or amd64-config, amd64-layer0, amd64-layer1.
 --cut WHAT:BYTES:TIMES  the first TIMES requests (default 1) for that blob
                  get the full Content-Length but only BYTES of the body.
 --no-auth        no token needed.
+--diff-ids       configs with real rootfs.diff_ids, so that runtimes can
+                 import and unpack the images (t103).
 Requests are logged as "METHOD PATH RANGE-OR-DASH AUTH STATUS" where AUTH
 is "token" or "-".
 """
@@ -101,6 +104,50 @@ def make_images(root, images):
         mans.append({"mediaType": MT_MANIFEST, "digest": mans[0]["digest"],
                      "size": mans[0]["size"],
                      "platform": {"architecture": "unknown", "os": "unknown"}})
+        idx = json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX,
+                          "manifests": mans}).encode()
+        entry["index"], _ = put(root, idx)
+        desc[image] = entry
+    with open(desc_path + ".tmp", "w") as f:
+        json.dump(desc, f, indent=1)
+    os.rename(desc_path + ".tmp", desc_path)
+    return desc
+
+
+def make_images_diff_ids(root, images):
+    """The same images as make_images(), with a real rootfs.diff_ids (the
+    SHA-256 of each uncompressed layer) and small files at /etc/IMAGE-N,
+    so that runtimes can import and unpack them (ctr images import,
+    docker load): --diff-ids."""
+    os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
+    desc_path = os.path.join(root, "images.json")
+    desc = json.load(open(desc_path)) if os.path.exists(desc_path) else {}
+    for image in images:
+        if image in desc:
+            continue
+        entry = {}
+        mans = []
+        for arch in ("amd64", "arm64"):
+            layers, diff_ids = [], []
+            for i, size in enumerate((300 * 1024, 40 * 1024)):
+                gz = layer("etc/%s-%s-%d" % (arch, image.replace("/", "_").replace(":", "_"), i), size)
+                diff_ids.append("sha256:" + hashlib.sha256(gzip.decompress(gz)).hexdigest())
+                ld, ls = put(root, gz)
+                layers.append({"mediaType": MT_LAYER, "digest": ld, "size": ls})
+            cfg = json.dumps({"architecture": arch, "os": "linux",
+                              "config": {"Cmd": ["/bin/true"]},
+                              "rootfs": {"type": "layers", "diff_ids": diff_ids},
+                              "created": "2024-01-01T00:00:00Z",
+                              "comment": image}).encode()
+            cd, cs = put(root, cfg)
+            man = json.dumps({"schemaVersion": 2, "mediaType": MT_MANIFEST,
+                              "config": {"mediaType": MT_CONFIG, "digest": cd, "size": cs},
+                              "layers": layers}, indent=2).encode()
+            md, ms = put(root, man)
+            mans.append({"mediaType": MT_MANIFEST, "digest": md, "size": ms,
+                         "platform": {"architecture": arch, "os": "linux"}})
+            entry[arch] = {"manifest": md, "config": cd,
+                           "layers": [l["digest"] for l in layers]}
         idx = json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX,
                           "manifests": mans}).encode()
         entry["index"], _ = put(root, idx)
@@ -248,8 +295,9 @@ def main():
     p.add_argument("--corrupt", action="append", default=[])
     p.add_argument("--cut", action="append", default=[])
     p.add_argument("--no-auth", action="store_true")
+    p.add_argument("--diff-ids", action="store_true")
     args = p.parse_args()
-    desc = make_images(args.dir, args.image)
+    desc = (make_images_diff_ids if args.diff_ids else make_images)(args.dir, args.image)
     for name in os.listdir(os.path.join(args.dir, "blobs")):
         if not name.endswith(".tmp"):
             blobs["sha256:" + name] = os.path.join(args.dir, "blobs", name)

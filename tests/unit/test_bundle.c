@@ -279,6 +279,102 @@ START_TEST(test_bundle_plan_wants)
 }
 END_TEST
 
+/*
+ * kubeadm's own images by release, as `kubeadm config images list
+ * --kubernetes-version vX` prints them: pause, etcd and CoreDNS move with
+ * kubeadm patch releases, not only with minors.
+ */
+START_TEST(test_bundle_kubeadm_images)
+{
+	static const struct {
+		const char	*version;
+		const char	*pause, *etcd, *coredns;	/* NULL: none */
+	} cases[] = {
+		{ "1.30.2", "3.9", "3.5.12-0", "v1.11.1" },
+		{ "v1.30.4", "3.9", "3.5.12-0", "v1.11.1" },
+		{ "1.30.5-1.1", "3.9", "3.5.15-0", "v1.11.3" },
+		{ "1.30.14", "3.9", "3.5.15-0", "v1.11.3" },
+		{ "1.28.0", "3.9", "3.5.9-0", "v1.10.1" },
+		{ "1.29.11-1.1", "3.9", "3.5.16-0", "v1.11.1" },
+		{ "1.31.0", "3.10", "3.5.15-0", "v1.11.1" },
+		{ "1.31.14", "3.10", "3.5.24-0", "v1.11.3" },
+		{ "1.32.9", "3.10", "3.5.16-0", "v1.11.3" },
+		{ "1.33.6", "3.10", "3.5.24-0", "v1.12.0" },
+		{ "1.34.1", "3.10.1", "3.6.4-0", "v1.12.1" },
+		{ "1:1.35.0-1.1", "3.10.1", "3.6.6-0", "v1.13.1" },
+		{ "1.36.5", "3.10.2", "3.6.8-0", "v1.14.2" },
+		{ "1.30.15", NULL, NULL, NULL },	/* past the table */
+		{ "1.26.0", NULL, NULL, NULL },
+		{ "1.30", NULL, NULL, NULL },
+		{ "2.30.1", NULL, NULL, NULL },
+		{ "1.30.2x", NULL, NULL, NULL },
+		{ "", NULL, NULL, NULL },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strvec	v = STRVEC_INIT;
+		char		*w;
+
+		if (cases[i].pause == NULL) {
+			ck_assert_msg(bundle_kubeadm_images(&v,
+			    cases[i].version) == -1 && v.n == 0, "'%s'",
+			    cases[i].version);
+			continue;
+		}
+		ck_assert_msg(bundle_kubeadm_images(&v, cases[i].version) == 0,
+		    "'%s'", cases[i].version);
+		ck_assert_uint_eq(v.n, 3);
+		w = xasprintf("registry.k8s.io/pause:%s", cases[i].pause);
+		ck_assert_str_eq(v.v[0], w);
+		free(w);
+		w = xasprintf("registry.k8s.io/etcd:%s", cases[i].etcd);
+		ck_assert_str_eq(v.v[1], w);
+		free(w);
+		w = xasprintf("registry.k8s.io/coredns/coredns:%s",
+		    cases[i].coredns);
+		ck_assert_str_eq(v.v[2], w);
+		free(w);
+		strvec_clear(&v);
+	}
+}
+END_TEST
+
+/* Kubernetes at a whole version: its kube-* images; --image adds more. */
+START_TEST(test_bundle_plan_k8s_images)
+{
+	struct plan		*p = test_bundle_plan("{ os: { distro: debian, "
+	    "release: \"12\" }, container_runtime: { engine: containerd },"
+	    " orchestrator: { kind: kubernetes, kubernetes: "
+	    "{ version: \"1.30.2\" } } }");
+	struct bundle		 b = BUNDLE_INIT;
+	struct bundle_opts	 o = BUNDLE_OPTS_INIT;
+	struct strvec		 src = STRVEC_INIT, im = STRVEC_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+
+	strvec_push(&src, "deb [trusted=yes] http://127.0.0.1/ ./");
+	strvec_push(&im, "docker.io/library/busybox:1.36");
+	strvec_push(&im, "registry.k8s.io/kube-proxy:v1.30.2");	/* twice */
+	o.sources = &src;
+	o.images = &im;
+	ck_assert_ok(bundle_plan(&b, p, &o, &err), &err);
+	ck_assert_uint_eq(b.images.n, 5);
+	ck_assert_str_eq(b.images.v[0],
+	    "registry.k8s.io/kube-apiserver:v1.30.2");
+	ck_assert_str_eq(b.images.v[3], "registry.k8s.io/kube-proxy:v1.30.2");
+	ck_assert_str_eq(b.images.v[4], "docker.io/library/busybox:1.36");
+	ck_assert_str_eq(b.k8s_version, "1.30.2");
+	bundle_release(&b);
+	strvec_push(&im, "Not/An:Image:Ref");
+	ck_assert_int_eq(bundle_plan(&b, p, &o, &err), -1);
+	bundle_release(&b);
+	strvec_clear(&src);
+	strvec_clear(&im);
+	plan_free(p);
+	prov_err_release(&err);
+}
+END_TEST
+
 START_TEST(test_bundle_plan_rocky)
 {
 	struct plan		*p = test_bundle_plan("{ os: { distro: rocky, "
@@ -989,6 +1085,8 @@ bundle_suite(void)
 	tcase_add_test(tc, test_bundle_plan_wants);
 	tcase_add_test(tc, test_bundle_plan_cuda_debian);
 	tcase_add_test(tc, test_bundle_plan_rocky);
+	tcase_add_test(tc, test_bundle_plan_k8s_images);
+	tcase_add_test(tc, test_bundle_kubeadm_images);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resolve");

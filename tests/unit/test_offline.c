@@ -9,6 +9,7 @@
 #include "offline.h"
 #include "plan.h"
 #include "strvec.h"
+#include "yml.h"
 
 /*
  * Bundles made here with arc_writer, as bundle_pack() lays them out:
@@ -434,6 +435,428 @@ START_TEST(test_offline_unpack_script)
 }
 END_TEST
 
+/*
+ * A bundle with container images: repo/ (one .deb, Packages) and images/
+ * as bundle_pack() lays it out (oci-layout, index.json, the blobs), two
+ * images sharing a layer, the second named by digest alone.  Variants
+ * break one thing each.
+ */
+enum { I_GOOD, I_FLIPPED, I_BADNAME, I_NOBLOB, I_NOINDEX };
+
+#define TEST_NIMG	8
+
+struct test_ibundle {
+	char			*dir;
+	char			*path;
+	const char		*name[TEST_NIMG];
+	struct buf		 data[TEST_NIMG];
+	char			 sha[TEST_NIMG][ARC_SHA256_HEX];
+	struct buf		 manifest;
+};
+
+static void
+test_offline_make_images(struct test_ibundle *tb, int variant)
+{
+	/* 0 deb, 1 Packages, 2 oci-layout, 3 index.json, 4 manifest of
+	   image 1, 5 config, 6 layer (both images), 7 manifest of image 2 */
+	static const char *const names[TEST_NIMG] = {
+		"repo/a_1.0_all.deb", "repo/Packages", "images/oci-layout",
+		"images/index.json", NULL, NULL, NULL, NULL,
+	};
+	struct arc_writer	*w = NULL;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*bn[TEST_NIMG];
+	size_t			 i, k;
+
+	memset(tb, 0, sizeof *tb);
+	memset(bn, 0, sizeof bn);
+	tb->dir = test_offline_tmpdir();
+	tb->path = xasprintf("%s/b.tar.zst", tb->dir);
+	tb->manifest = (struct buf)BUF_INIT;
+	for (i = 0; i < TEST_NIMG; i++)
+		tb->data[i] = (struct buf)BUF_INIT;
+	buf_adds(&tb->data[0], "!<arch>\ndeb\n");
+	buf_adds(&tb->data[2], "{\"imageLayoutVersion\": \"1.0.0\"}");
+	buf_adds(&tb->data[5], "{\"architecture\": \"amd64\", \"os\": "
+	    "\"linux\", \"rootfs\": {\"type\": \"layers\"}}");
+	for (k = 0; k < 100 * 1024; k++)
+		buf_addch(&tb->data[6], (int)((k * 13 + k / 7) & 0xff));
+	for (i = 5; i < 7; i++)
+		ck_assert_ok(arc_sha256_buf(tb->sha[i], tb->data[i].buf,
+		    tb->data[i].len, &err), &err);
+	for (i = 4; i < 8; i += 3) {
+		buf_addf(&tb->data[i], "{\"schemaVersion\": 2, \"config\": "
+		    "{\"digest\": \"sha256:%s\"}, \"layers\": [{\"digest\": "
+		    "\"sha256:%s\"}], \"n\": %zu}", tb->sha[5], tb->sha[6], i);
+		ck_assert_ok(arc_sha256_buf(tb->sha[i], tb->data[i].buf,
+		    tb->data[i].len, &err), &err);
+	}
+	buf_addf(&tb->data[3], "{\"schemaVersion\": 2, \"manifests\": ["
+	    "{\"digest\": \"sha256:%s\"}, {\"digest\": \"sha256:%s\"}]}",
+	    tb->sha[4], tb->sha[7]);
+	buf_addf(&tb->data[1], "Package: a\nFilename: ./a_1.0_all.deb\n\n");
+	for (i = 0; i < TEST_NIMG; i++) {
+		if (i < 4 || i == 5 || i == 6)
+			ck_assert_ok(arc_sha256_buf(tb->sha[i],
+			    tb->data[i].buf, tb->data[i].len, &err), &err);
+		if (names[i] != NULL)
+			bn[i] = xstrdup(names[i]);
+		else
+			bn[i] = xasprintf("images/blobs/sha256/%s", tb->sha[i]);
+		tb->name[i] = bn[i];
+	}
+	if (variant == I_BADNAME) {
+		free(bn[2]);
+		bn[2] = xstrdup("images/blobs/md5/x");
+		tb->name[2] = bn[2];
+	}
+
+	buf_adds(&tb->manifest, "{\"format\": \"provision-bundle/1\", "
+	    "\"os\": {\"distro\": \"debian\", \"release\": \"12\"},\n"
+	    "\"images\": [");
+	buf_addf(&tb->manifest, "{\"ref\": \"nvcr.io/nvidia/k8s/x:1.2\", "
+	    "\"digest\": \"sha256:%s\", \"blobs\": [\"sha256:%s\", "
+	    "\"sha256:%s\"]}, ", tb->sha[4], tb->sha[5], tb->sha[6]);
+	buf_addf(&tb->manifest, "{\"ref\": "
+	    "\"registry.k8s.io/pause@sha256:%s\", "
+	    "\"digest\": \"sha256:%s\", \"blobs\": [\"sha256:%s\", "
+	    "\"sha256:%s\"]}", tb->sha[7], tb->sha[7], tb->sha[5],
+	    variant == I_NOBLOB ? "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef" : tb->sha[6]);
+	buf_addf(&tb->manifest, "],\n\"artifacts\": [{\"path\": \"%s\", "
+	    "\"sha256\": \"%s\", \"size\": %zu}],\n\"files\": [", tb->name[0],
+	    tb->sha[0], tb->data[0].len);
+	for (i = 1; i < TEST_NIMG; i++) {
+		if (variant == I_NOINDEX && i == 3)
+			continue;
+		buf_addf(&tb->manifest, "%s{\"path\": \"%s\", \"sha256\": "
+		    "\"%s\", \"size\": %zu}", i > 1 ? ", " : "", tb->name[i],
+		    tb->sha[i], tb->data[i].len);
+	}
+	buf_adds(&tb->manifest, "]}\n");
+
+	ck_assert_ok(arc_writer_open(&w, tb->path, &err), &err);
+	for (i = 0; i < TEST_NIMG; i++) {
+		struct buf	x = BUF_INIT;
+
+		if (variant == I_NOINDEX && i == 3)
+			continue;
+		buf_add(&x, tb->data[i].buf, tb->data[i].len);
+		if (variant == I_FLIPPED && i == 6)
+			x.buf[5000] ^= 0x01;
+		ck_assert_ok(arc_writer_add_buf(w, tb->name[i], x.buf, x.len,
+		    0644, &err), &err);
+		buf_release(&x);
+	}
+	ck_assert_ok(arc_writer_add_buf(w, "manifest.json", tb->manifest.buf,
+	    tb->manifest.len, 0644, &err), &err);
+	ck_assert_ok(arc_writer_commit(w, &err), &err);
+	arc_writer_free(w);
+	prov_err_release(&err);	/* tb->name owns bn's strings */
+}
+
+static void
+test_offline_free_images(struct test_ibundle *tb)
+{
+	size_t	i;
+
+	for (i = 0; i < TEST_NIMG; i++) {
+		buf_release(&tb->data[i]);
+		free((char *)tb->name[i]);
+	}
+	buf_release(&tb->manifest);
+	free(tb->path);
+	test_offline_rmdir(tb->dir);
+}
+
+/*
+ * The images tar: the OCI layout at its root, byte for byte, then a
+ * docker-save manifest.json and the list, and what containerd and docker
+ * need of them; repo/'s tar stays as it was.
+ */
+START_TEST(test_offline_images_tar)
+{
+	struct test_ibundle	 tb;
+	struct offline_tar_info	 info;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct test_seen	 seen;
+	struct yml_doc		 doc;
+	struct buf		 got = BUF_INIT, want = BUF_INIT;
+	const struct yml_node	*e, *n;
+	char			 id[OFFLINE_ID_LEN + 1];
+	char			*out, *img, *x, *cmd, *p;
+	size_t			 i;
+
+	yml_doc_init(&doc);
+	test_offline_make_images(&tb, I_GOOD);
+	out = xasprintf("%s/repo.tar", tb.dir);
+	img = xasprintf("%s/images.tar", tb.dir);
+	ck_assert_ok(offline_bundle_tars(id, &info, tb.path, out, img, &err),
+	    &err);
+	ck_assert_uint_eq(info.members, 2);
+	ck_assert_uint_eq(info.images, 2);
+	p = xasprintf("%s.part", img);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	free(p);
+
+	memset(&seen, 0, sizeof seen);
+	seen.names = (struct strvec)STRVEC_INIT;
+	seen.sha = (struct strvec)STRVEC_INIT;
+	ck_assert_ok(arc_scan(out, NULL, 0, test_offline_collect, &seen,
+	    &err), &err);
+	ck_assert_uint_eq(seen.names.n, 2);
+	ck_assert_str_eq(seen.names.v[0], "repo/a_1.0_all.deb");
+	strvec_clear(&seen.names);
+	strvec_clear(&seen.sha);
+	ck_assert_ok(arc_scan(img, NULL, 0, test_offline_collect, &seen,
+	    &err), &err);
+	ck_assert(!seen.bad_type);
+	/* the layout's 6 members, renamed to the root, then the two made */
+	ck_assert_uint_eq(seen.names.n, 8);
+	for (i = 2; i < TEST_NIMG; i++) {
+		ck_assert_str_eq(seen.names.v[i - 2], tb.name[i] + 7);
+		ck_assert_str_eq(seen.sha.v[i - 2], tb.sha[i]);
+	}
+	ck_assert_str_eq(seen.names.v[6], "manifest.json");
+	ck_assert_str_eq(seen.names.v[7], OFFLINE_IMAGES_LIST);
+	/* plain tar */
+	ck_assert_int_eq(buf_read_file(&got, img), 0);
+	ck_assert_int_eq(info.images_size, (int64_t)got.len);
+	ck_assert_int_eq(memcmp(got.buf + 257, "ustar", 5), 0);
+
+	/* Unpacked as docker load does: every path of manifest.json is a
+	   file there, the tag kept, the digest-only image untagged. */
+	x = xasprintf("%s/x", tb.dir);
+	cmd = xasprintf("mkdir '%s' && tar -xf '%s' -C '%s'", x, img, x);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	p = xasprintf("%s/manifest.json", x);
+	buf_reset(&got);
+	ck_assert_int_eq(buf_read_file(&got, p), 0);
+	free(p);
+	ck_assert_int_eq(yml_load(&doc, "manifest.json", got.buf, got.len,
+	    &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	ck_assert_int_eq(doc.root->kind, YML_SEQ);
+	ck_assert_uint_eq(doc.root->n, 2);
+	for (i = 0; i < 2; i++) {
+		e = doc.root->u.items[i];
+		n = yml_map_get(e, "Config");
+		ck_assert_ptr_nonnull(n);
+		p = xasprintf("blobs/sha256/%s", tb.sha[5]);
+		ck_assert_str_eq(n->u.s, p);
+		free(p);
+		n = yml_map_get(e, "Layers");
+		ck_assert_int_eq(n->kind, YML_SEQ);
+		ck_assert_uint_eq(n->n, 1);
+		p = xasprintf("%s/%s", x, n->u.items[0]->u.s);
+		buf_reset(&want);
+		ck_assert_int_eq(buf_read_file(&want, p), 0);
+		ck_assert_uint_eq(want.len, tb.data[6].len);
+		ck_assert(memcmp(want.buf, tb.data[6].buf, want.len) == 0);
+		free(p);
+		n = yml_map_get(e, "RepoTags");
+		ck_assert_int_eq(n->kind, YML_SEQ);
+		if (i == 0) {
+			ck_assert_uint_eq(n->n, 1);
+			ck_assert_str_eq(n->u.items[0]->u.s,
+			    "nvcr.io/nvidia/k8s/x:1.2");
+		} else
+			ck_assert_uint_eq(n->n, 0);
+	}
+	/* OCI layout for ctr: index.json and oci-layout at the root */
+	p = xasprintf("%s/index.json", x);
+	ck_assert_int_eq(access(p, R_OK), 0);
+	free(p);
+	p = xasprintf("%s/oci-layout", x);
+	ck_assert_int_eq(access(p, R_OK), 0);
+	free(p);
+	p = xasprintf("%s/%s", x, OFFLINE_IMAGES_LIST);
+	buf_reset(&got);
+	ck_assert_int_eq(buf_read_file(&got, p), 0);
+	free(p);
+	buf_reset(&want);
+	buf_addf(&want, "nvcr.io/nvidia/k8s/x:1.2 sha256:%s sha256:%s\n"
+	    "registry.k8s.io/pause@sha256:%s sha256:%s sha256:%s\n",
+	    tb.sha[4], tb.sha[5], tb.sha[7], tb.sha[7], tb.sha[5]);
+	ck_assert_str_eq(got.buf, want.buf);
+
+	free(info.distro);
+	free(info.release);
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	strvec_clear(&seen.names);
+	strvec_clear(&seen.sha);
+	buf_release(&got);
+	buf_release(&want);
+	prov_err_release(&err);
+	free(x);
+	free(img);
+	free(out);
+	test_offline_free_images(&tb);
+}
+END_TEST
+
+/* A bundle without images/ makes no images tar; repo/'s is the same. */
+START_TEST(test_offline_images_none)
+{
+	struct test_bundle	 tb;
+	struct offline_tar_info	 info;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			 id[OFFLINE_ID_LEN + 1];
+	char			*out, *img;
+
+	test_offline_make(&tb, B_GOOD);
+	out = xasprintf("%s/repo.tar", tb.dir);
+	img = xasprintf("%s/images.tar", tb.dir);
+	ck_assert_ok(offline_bundle_tars(id, &info, tb.path, out, img, &err),
+	    &err);
+	ck_assert_uint_eq(info.images, 0);
+	ck_assert_uint_eq(info.members, 4);
+	ck_assert_int_ne(access(img, F_OK), 0);
+	/* b.tar.zst and repo.tar: no images tar, no part file */
+	ck_assert_uint_eq(test_offline_count(tb.dir), 2);
+	free(info.distro);
+	free(info.release);
+	free(img);
+	free(out);
+	prov_err_release(&err);
+	test_offline_free(&tb);
+}
+END_TEST
+
+START_TEST(test_offline_images_refuses)
+{
+	static const struct {
+		int		 variant;
+		const char	*want;
+	} cases[] = {
+		{ I_FLIPPED, "' in '%s' differs from its manifest" },
+		{ I_BADNAME, "'images/blobs/md5/x' in '%s': not a member of an "
+		    "OCI image layout" },
+		{ I_NOBLOB, "image 'registry.k8s.io/pause@sha256:" },
+		{ I_NOINDEX, "images/ of '%s' is no OCI image layout" },
+	};
+	struct test_ibundle	 tb;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			 id[OFFLINE_ID_LEN + 1];
+	char			*out, *img, *want;
+
+	test_offline_make_images(&tb, cases[_i].variant);
+	out = xasprintf("%s/repo.tar", tb.dir);
+	img = xasprintf("%s/images.tar", tb.dir);
+	ck_assert_int_eq(offline_bundle_tars(id, NULL, tb.path, out, img,
+	    &err), -1);
+	want = strstr(cases[_i].want, "%s") != NULL ?
+	    xasprintf(cases[_i].want, tb.path) : xstrdup(cases[_i].want);
+	ck_assert_msg(err.msg != NULL && strstr(err.msg, want) != NULL,
+	    "case %d: got '%s', want '%s'", _i, err.msg, want);
+	ck_assert_str_eq(id, "");
+	/* b.tar.zst alone: neither tar, no part file */
+	ck_assert_uint_eq(test_offline_count(tb.dir), 1);
+	free(want);
+	free(img);
+	free(out);
+	prov_err_release(&err);
+	test_offline_free_images(&tb);
+}
+END_TEST
+
+/* Which nodes get the images: a container engine runs there. */
+START_TEST(test_offline_needs_images)
+{
+	static const struct {
+		const char	*runtime, *orchestrator;
+		int		 want;
+	} cases[] = {
+		{ "containerd", "none", 1 },
+		{ "docker", "slurm", 1 },
+		{ "apptainer", "slurm", 0 },
+		{ "none", "slurm", 0 },
+		{ NULL, NULL, 0 },
+		{ "containerd", "kubernetes", 1 },
+		{ NULL, "kubernetes", 1 },
+	};
+	struct plan	p;
+	size_t		i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&p, 0, sizeof p);
+		p.sw.runtime = (char *)cases[i].runtime;
+		p.sw.orchestrator = (char *)cases[i].orchestrator;
+		ck_assert_msg(offline_node_needs_images(&p, NULL) ==
+		    cases[i].want, "case %zu", i);
+	}
+}
+END_TEST
+
+/*
+ * The node's images script, run for real in a folder standing for
+ * OFFLINE_NODE_DIR: it needs a complete ID/, moves the tar into
+ * ID/images/ with the list beside it in one rename, and a second run
+ * answers present and drops a stray upload.
+ */
+START_TEST(test_offline_images_script)
+{
+	char		*s = offline_images_script("0123456789abcdef");
+	char		*dir = test_offline_tmpdir();
+	char		*f = xasprintf("%s/i.sh", dir), *cmd, *p;
+	struct buf	 b = BUF_INIT, o = BUF_INIT;
+	const char	*at;
+
+	ck_assert_ptr_nonnull(strstr(s, "cd '/var/lib/provision/bundle'"));
+	/* the same script, in dir */
+	at = strstr(s, "/var/lib/provision/bundle");
+	buf_add(&b, s, (size_t)(at - s));
+	buf_adds(&b, dir);
+	buf_adds(&b, at + strlen("/var/lib/provision/bundle"));
+	ck_assert_int_eq(buf_write_file_atomic(f, b.buf, b.len, 0644), 0);
+
+	/* ID/ not complete: refused, the upload left alone */
+	cmd = xasprintf("cd '%s' && mkdir -p l 0123456789abcdef && "
+	    "printf 'r sha256:a sha256:b\\n' >l/%s && echo blob >l/index.json "
+	    "&& tar -cf 0123456789abcdef.images.tar -C l %s index.json && "
+	    "! sh i.sh >out 2>err && grep -q 'is not complete' err && "
+	    "test -f 0123456789abcdef.images.tar", dir, OFFLINE_IMAGES_LIST,
+	    OFFLINE_IMAGES_LIST);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	cmd = xasprintf("cd '%s' && : >0123456789abcdef/.complete && "
+	    "sh i.sh >out && test \"$(cat out)\" = unpacked && "
+	    "test ! -e 0123456789abcdef.images.tar && "
+	    "test ! -e 0123456789abcdef/images.tmp && "
+	    "test -f 0123456789abcdef/images/.complete && "
+	    "tar -tf 0123456789abcdef/images/images.tar | grep -q index.json "
+	    "&& test \"$(cat 0123456789abcdef/images/images.list)\" = "
+	    "'r sha256:a sha256:b' && "
+	    "test ! -e 0123456789abcdef/images/%s && "
+	    "tar -cf 0123456789abcdef.images.tar -C l %s index.json && "
+	    "sh i.sh >out && test \"$(cat out)\" = present && "
+	    "test ! -e 0123456789abcdef.images.tar", dir, OFFLINE_IMAGES_LIST,
+	    OFFLINE_IMAGES_LIST);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	/* a tar without the list: refused, nothing half made */
+	cmd = xasprintf("cd '%s' && rm -rf 0123456789abcdef/images && "
+	    "rm l/%s && tar -cf 0123456789abcdef.images.tar -C l index.json && "
+	    "! sh i.sh >out 2>err && grep -q 'has no %s' err && "
+	    "test ! -e 0123456789abcdef/images && "
+	    "test ! -e 0123456789abcdef/images.tmp", dir, OFFLINE_IMAGES_LIST,
+	    OFFLINE_IMAGES_LIST);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	p = xasprintf("%s/out", dir);
+	(void)buf_read_file(&o, p);
+	free(p);
+	buf_release(&o);
+	buf_release(&b);
+	free(f);
+	free(s);
+	test_offline_rmdir(dir);
+}
+END_TEST
+
 static Suite *
 offline_suite(void)
 {
@@ -451,8 +874,16 @@ offline_suite(void)
 	tcase_add_test(tc, test_offline_check_plan);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("images");
+	tcase_add_test(tc, test_offline_images_tar);
+	tcase_add_test(tc, test_offline_images_none);
+	tcase_add_loop_test(tc, test_offline_images_refuses, 0, 4);
+	tcase_add_test(tc, test_offline_needs_images);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("node");
 	tcase_add_test(tc, test_offline_unpack_script);
+	tcase_add_test(tc, test_offline_images_script);
 	suite_add_tcase(s, tc);
 	return s;
 }
