@@ -17,6 +17,7 @@
 #include "compat.h"
 
 #include <dirent.h>
+#include <string.h>
 
 #include "buf.h"
 #include "err.h"
@@ -213,8 +214,8 @@ fuzz_render_node(const struct plan *p, size_t i, const char *step)
 {
 	const struct plan_software	*sw = &p->sw;
 	const struct plan_node		*head = render_head(p);
-	struct render_in		 in = { p, fuzz_render_templates,
-					    NULL };
+	struct render_in		 in = { .plan = p,
+					    .templates = fuzz_render_templates };
 	struct strvec			 names = STRVEC_INIT;
 	struct strvec			 values = STRVEC_INIT;
 	struct buf			 out = BUF_INIT;
@@ -268,9 +269,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_render_node(p, i, fuzz_render_steps.v[(i + size) %
 		    fuzz_render_steps.n]);
 	/* Steps that are not templates fail, and say so. */
+	/* every field set: one left to the stack once read garbage */
+	memset(&in, 0, sizeof in);
 	in.plan = p;
 	in.templates = fuzz_render_templates;
-	in.info = NULL;
 	FUZZ_ASSERT(render_step(&b, &in, 0, "no-such-step", &err) != 0);
 	FUZZ_ASSERT(err.msg != NULL);
 	prov_err_release(&err);
