@@ -55,6 +55,17 @@ prom_ready() {
 	http_get "http://$NODE_ADDR:$PROM_PORT/-/ready" >/dev/null 2>&1
 }
 
+# Prometheus hands its targets to the scrapers a few seconds after it is
+# ready (discovery updates go out in 5 s batches): until then its API
+# lists none, and a verify straight after apply would call the plan's
+# targets missing.  Listed with their health "unknown" is the truth.
+prom_targets_listed() {
+	_ptl_want=$(printf '%s\n' "$PROMETHEUS_CONF" | grep -c '^ *- targets: \[') || return 0
+	_ptl_have=$(http_get "http://$NODE_ADDR:$PROM_PORT/api/v1/targets?state=active" |
+		grep -o '"scrapeUrl"' | wc -l) || return 1
+	[ "$_ptl_have" -ge "$_ptl_want" ]
+}
+
 step_check() {
 	prom_applies
 	# shellcheck disable=SC2046
@@ -85,4 +96,6 @@ step_apply() {
 	dir_put "$PROM_DATA" 0755 prometheus:prometheus
 	prom_svc svc_start
 	prov_wait 30 prom_ready || prov_fail "Prometheus is not ready on $NODE_ADDR:$PROM_PORT"
+	prov_wait 30 prom_targets_listed ||
+		prov_log "Prometheus lists fewer targets than prometheus.yml names, 30 s after it started"
 }

@@ -57,6 +57,13 @@ else
 	done_testing; exit 1
 fi
 
+# apply waits until Prometheus has taken every target of its
+# configuration (it batches them 5 s): a verify right now finds them all.
+check "Prometheus lists every target as soon as apply ends" python3 -c '
+import json, sys, urllib.request
+t = json.load(urllib.request.urlopen("http://127.0.10.1:9090/api/v1/targets?state=active", timeout=5))
+sys.exit(0 if len(t["data"]["activeTargets"]) >= 3 else 1)'
+
 # Prometheus scrapes every 15 s: give the exporters their first scrape.
 i=0
 while [ $i -lt 20 ]; do
