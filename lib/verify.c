@@ -1596,16 +1596,21 @@ static const char verify_script_funcs[] =
  * A job across nodes of which one is dead holds the live ones in
  * "completing" a while after it fails, and Slurm may leave a job queued
  * for them until its next backfill pass (30 s): longer than --immediate.
- * So each node's own job waits (30 s at most) for its node to be free.
+ * So each node's own job waits (30 s at most) for its node to be free;
+ * one still completing then (its slurmd gone) fails without a job.
  */
 "vfree() {\n"
 "\tvf=0\n"
 "\twhile [ $vf -lt 60 ]; do\n"
-"\t\tcase $($T sinfo -h -n \"$1\" -o %t </dev/null 2>/dev/null) in\n"
+"\t\tcase $($T sinfo -h -n \"$2\" -o %t </dev/null 2>/dev/null) in\n"
 "\t\tcomp*) sleep 0.5; vf=$((vf + 1)) ;;\n"
 "\t\t*) return 0 ;;\n"
 "\t\tesac\n"
 "\tdone\n"
+"\tprintf '%s\\t%s\\t1\\t%s\\n' \"$1\" \"$2\" "
+    "'still completing an earlier job 30 s later (Slurm state comp): "
+    "is its slurmd running?'\n"
+"\treturn 1\n"
 "}\n";
 
 static void
@@ -1674,7 +1679,9 @@ verify_script_slurm(struct buf *b, const struct plan *p,
 			buf_addch(b, ' ');
 			buf_add_shquote(b, names[k]);
 		}
-		buf_adds(b, "; do\n\t\t{ vfree \"$h\"; vjob ");
+		buf_adds(b, "; do\n\t\t{ vfree ");
+		buf_add_shquote(b, p->sw.npartitions > 0 ? pt : "");
+		buf_adds(b, " \"$h\" && vjob ");
 		buf_add_shquote(b, p->sw.npartitions > 0 ? pt : "");
 		buf_adds(b, " \"$h\" 1; } &\n\t\tvk=$((vk + 1))\n"
 		    "\t\tif [ $vk -ge 16 ]; then wait; vk=0; fi\n"
