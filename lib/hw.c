@@ -33,9 +33,8 @@
 #include "buf.h"
 #include "facts.h"
 #include "hw.h"
+#include "proc.h"
 #include "strvec.h"
-
-extern char **environ;
 
 /* Where hw_pci_error jumps to, and its message: see the top comment. */
 static _Thread_local jmp_buf		*hw_jmp;
@@ -394,75 +393,6 @@ hw_pci_names(struct facts *const *fs, size_t n, const struct hw_opts *o,
 /* ------------------------------------------------------------------ */
 /* Running nvidia-smi */
 
-/*
- * Run argv with stdout and stderr into out, for at most timeout_s.
- * *status is the wait status.  -1 when it could not start (errno kept:
- * ENOENT when not installed) or timed out (ETIMEDOUT).
- */
-static int
-hw_run(struct buf *out, char *const argv[], int timeout_s, int *status)
-{
-	posix_spawn_file_actions_t	 fa;
-	struct timespec			 t0, now;
-	pid_t				 pid;
-	int				 p[2], e, timed_out = 0;
-
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (e != 0) {
-		close(p[0]);
-		errno = e;
-		return -1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd	pfd = { p[0], POLLIN, 0 };
-		char		chunk[4096];
-		ssize_t		n;
-		long		left;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (long)timeout_s * 1000 -
-		    ((now.tv_sec - t0.tv_sec) * 1000 +
-		    (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0) {
-			kill(pid, SIGKILL);
-			timed_out = 1;
-			break;
-		}
-		if ((n = poll(&pfd, 1, (int)left)) <= 0) {
-			if (n == 0 || errno == EINTR)
-				continue;
-			kill(pid, SIGKILL);
-			break;
-		}
-		if ((n = read(p[0], chunk, sizeof chunk)) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (out->len < 16 * 1024 * 1024)
-			buf_add(out, chunk, (size_t)n);
-	}
-	close(p[0]);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return 0;
-}
-
 static void
 hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 {
@@ -482,7 +412,7 @@ hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 	    "pcie.link.width.max";
 	argv[2] = (char *)"--format=csv,nounits";
 	argv[3] = NULL;
-	if (hw_run(&out, argv, o->timeout_s > 0 ? o->timeout_s : 60,
+	if (proc_run(&out, argv, o->timeout_s > 0 ? o->timeout_s : 60,
 	    &st) != 0) {
 		if (errno == ENOENT)
 			facts_note(f, "'%s' not found", prog);
