@@ -439,6 +439,9 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	    run_id, run_dir);
 	if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
 		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		/* a broken templates folder, no node selected: nothing ran */
+		if (err.code == PROV_E_USAGE)
+			r = PROV_EXIT_USAGE;
 		goto restore;
 	}
 	fprintf(ctx->out, "\n%zu nodes: %zu ok, %zu failed (%zu unreachable); "

@@ -160,13 +160,16 @@ buf_addf(struct buf *b, const char *fmt, ...)
 void
 buf_add_shquote(struct buf *b, const char *s)
 {
+	const char	*q;
+
+	/* whole runs between quotes: apply quotes scripts of 30 kB */
 	buf_addch(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_addch(b, *s);
+	while ((q = strchr(s, '\'')) != NULL) {
+		buf_add(b, s, (size_t)(q - s));
+		buf_adds(b, "'\\''");
+		s = q + 1;
 	}
+	buf_adds(b, s);
 	buf_addch(b, '\'');
 }
 

@@ -285,6 +285,12 @@ render_read_template(struct buf *b, const char *dir, const char *name,
 }
 
 int
+render_lib(struct buf *out, const struct render_in *in, struct prov_err *err)
+{
+	return render_read_template(out, in->templates, "lib", err);
+}
+
+int
 render_step(struct buf *out, const struct render_in *in, size_t i,
     const char *step, struct prov_err *err)
 {
@@ -396,8 +402,11 @@ render_step(struct buf *out, const struct render_in *in, size_t i,
 	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);
 	/* Set by the engine's wrapper for the step; empty when run by hand. */
 	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n}\n\n");
-	if (render_read_template(out, in->templates, "lib", err) != 0 ||
-	    render_read_template(out, in->templates, step, err) != 0)
+	if (in->lib_call != NULL)
+		buf_addf(out, "%s\n", in->lib_call);
+	else if (render_read_template(out, in->templates, "lib", err) != 0)
+		goto out;
+	if (render_read_template(out, in->templates, step, err) != 0)
 		goto out;
 	buf_adds(out, "\nprov_run_step\n");
 	r = 0;

@@ -32,6 +32,13 @@ struct render_in {
 							   bundle) to install from
 							   instead of the network,
 							   or NULL */
+	const char			*lib_call;	/* when set, the script
+							   runs this command (a
+							   shell function holding
+							   lib.sh, defined once a
+							   session by the engine)
+							   instead of carrying
+							   lib.sh itself */
 };
 
 /* The head node: the first with role head, else the first node. */
@@ -44,6 +51,9 @@ void	render_prometheus_conf(struct buf *, const struct render_in *);
 void	render_node_resources(const struct render_in *, size_t i, long *cpus,
 	    long *mem_mb, long *gpus);
 
+/* lib.sh of the templates folder, as it is. */
+int	render_lib(struct buf *out, const struct render_in *,
+	    struct prov_err *err);
 /* The whole script for `step` on plan node index `i`. */
 int	render_step(struct buf *out, const struct render_in *, size_t i,
 	    const char *step, struct prov_err *err);

@@ -11,6 +11,7 @@
 #   3 a step that stalls mid-output            7 stale and foreign node locks
 #   4 100 MB of output from one step           8 --max-fail 0
 #   9 plan values with shell metacharacters: rejected at load
+#  10 a lib.sh or a step the shell cannot parse
 #
 #   sh tests/e2e/t101-apply-faults.sh        (as root; PROVISION=binary)
 
@@ -718,5 +719,44 @@ if [ ! -e "$PWNED" ]; then
 else
 	not_ok "$PWNED exists"; rm -f "$PWNED"
 fi
+
+# ---------------------------------------------------------------- 10: broken shell
+# Every step runs in a subshell of the one shell a node's session drives,
+# which holds lib.sh: a lib.sh with a syntax error is refused before any
+# node is touched, and a step with one fails alone.
+echo "# 10: a template the shell cannot parse"
+fresh
+BAD=$T/tpl-bad
+rm -rf "$BAD"
+cp -rL "$TPL" "$BAD"
+printf '\nif then fi\n' >>"$BAD/lib.sh"
+"$PROVISION" apply --templates "$BAD" --state-dir "$T/s10a" "$P" >"$O" 2>"$E"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "^provision apply: $BAD/lib.sh: the shell refuses it: .*Syntax error" "$E" &&
+    [ -z "$(locks)" ] && [ ! -s "$T/t101-n1/runs" ]; then
+	ok "lib.sh that sh -n refuses: exit 2, the shell's words, no node touched"
+else
+	not_ok "broken lib.sh (rc $rc)"; show "$O" "$E"
+fi
+cp -L "$TPL/lib.sh" "$BAD/lib.sh"
+printf '\ncase x in\n' >>"$BAD/node-exporter.sh"
+fresh
+S=$T/s10b
+"$PROVISION" apply --templates "$BAD" --state-dir "$S" "$P" >"$O" 2>"$E"
+rc=$?
+keep 10-badstep
+m=$(msg "$S/state.json" t101-n2 node-exporter)
+if [ "$rc" = 1 ]; then
+	ok "a step the shell cannot parse: exit 1"
+else
+	not_ok "a step the shell cannot parse (rc $rc)"; show "$O" "$E"
+fi
+same "$S/state.json" "failed; t101-n1 base=changed,node-exporter=failed; t101-n2 base=changed,node-exporter=failed; t101-n3 base=changed,node-exporter=failed" \
+    "  ... that step failed on every node, the one before it ran, none after"
+case $m in
+*rror*) ok "  ... the row gives the shell's error ($m)" ;;
+*) not_ok "  ... the row's message: '$m'" ;;
+esac
+no_locks "  ... and the session went on: every lock released"
 
 done_testing
