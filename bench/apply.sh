@@ -23,7 +23,8 @@
 # /tmp/provision-apply-bench), BENCH_SHARED (the shared harness,
 # ../shared/bench), FLEET_DIR (/tmp/fleet), SKIP_SLURM=1, ANSIBLE_CONFIGS
 # ("linear-f64 free-f64 linear-f200 free-f200 linear-f64-persist
-# free-f200-persist"), APPLY_TEMPLATES (another bench template folder, for
+# free-f200-persist"; a config ending in -warm keeps the package listings
+# of the run before it), APPLY_TEMPLATES (another bench template folder, for
 # experiments: it too must only read the machine).
 # Needs: ansible (apt-get install ansible), python3, GNU time (/usr/bin/time).
 set -euo pipefail
@@ -98,8 +99,10 @@ timed() {
 	rc=0
 	# Every fleet "host" is this machine: each keeps its package listing
 	# (lib.sh's prov_dpkg_list) in its own folder, and every timed run
-	# starts with none, as after a reboot: the dearest re-apply.
-	rm -rf "$BENCH_RUN_DIRS"
+	# starts with none, as after a reboot: the dearest re-apply.  A
+	# config named *-warm keeps the listings the run before it left, as a
+	# re-apply with no reboot and no package change in between finds them.
+	[[ $config == *-warm ]] || rm -rf "$BENCH_RUN_DIRS"
 	/usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" </dev/null >"$out" 2>&1 || rc=$?
 	l1=$(logins)
 	[[ -z $POST_HOOK ]] || "$POST_HOOK" "$tf"
@@ -264,14 +267,15 @@ persist_cleanup() {	# persist_cleanup [TIMEFILE]
 #   provision f64 | f200 | slurm-f64
 #   ansible STRATEGY-fFORKS[-persist], e.g. linear-f64, free-f200-persist
 set_cmd() {
-	local tool=$1 config=$2 n=$3 strategy forks persist envv
+	local tool=$1 config=$2 n=$3 strategy forks persist envv c
 	POST_HOOK=
 	case $tool:$config in
-	provision:f64 | provision:f200)
+	provision:f64 | provision:f200 | provision:f64-warm)
 		PROV_STEPS=3
 		plan_for "$n" none
+		c=${config%-warm}
 		CMD=("$PROVISION" apply --plain --templates "$TEMPLATES"
-		    --state-dir "$W/state-$config-$n" --forks "${config#f}" "$PLAN")
+		    --state-dir "$W/state-$config-$n" --forks "${c#f}" "$PLAN")
 		VERIFY=verify_provision
 		;;
 	provision:slurm-f64)
@@ -282,7 +286,7 @@ set_cmd() {
 		VERIFY=verify_provision
 		;;
 	ansible:*)
-		IFS=- read -r strategy forks persist <<<"$config"
+		IFS=- read -r strategy forks persist <<<"${config%-warm}"
 		forks=${forks#f}
 		persist=${persist:-off}
 		# shellcheck disable=SC2207
@@ -329,7 +333,7 @@ run_scaling() {
 run_compare() {	# run_compare WITH_PROVISION WITH_ANSIBLE
 	local prov=() ans=() c i max
 	if [[ $1 == 1 ]]; then
-		prov=(f64 f200)
+		prov=(f64 f200 f64-warm)
 		if [[ ${SKIP_SLURM:-0} != 1 ]] && bench_key_up; then
 			prov+=(slurm-f64)
 		fi

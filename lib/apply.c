@@ -470,8 +470,16 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	apply_sec_add(an, SEC_STEP, s);
 	if (hf_secret)
 		apply_add_secret(c, s->secret, b);
+	/*
+	 * Once a session, lib.sh and the node's variables (all but
+	 * PROV_STEP, the same for every step: 30 kB of a 200-node plan's
+	 * hosts and targets, which grow with the cluster) as functions.
+	 */
 	if (!an->lib_sent) {
 		buf_add(b, c->lib_def.buf, c->lib_def.len);
+		buf_adds(b, "pv_vars() {\n");
+		render_vars(b, &c->rin, an->pi);
+		buf_adds(b, "}\n");
 		an->lib_sent = 1;
 	}
 	/*
@@ -1350,6 +1358,7 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	c.rin.info = c.info;
 	c.rin.apt_repo = o->apt_repo;
 	c.rin.lib_call = "pv_lib";
+	c.rin.vars_call = "pv_vars";
 	if (apply_lib_def(&c, err) != 0)
 		goto out;
 	if (gethostname(c.hostname, sizeof c.hostname) != 0)

@@ -290,9 +290,8 @@ render_lib(struct buf *out, const struct render_in *in, struct prov_err *err)
 	return render_read_template(out, in->templates, "lib", err);
 }
 
-int
-render_step(struct buf *out, const struct render_in *in, size_t i,
-    const char *step, struct prov_err *err)
+void
+render_vars(struct buf *out, const struct render_in *in, size_t i)
 {
 	const struct plan	*p = in->plan;
 	const struct plan_software *sw = &p->sw;
@@ -301,17 +300,8 @@ render_step(struct buf *out, const struct render_in *in, size_t i,
 	struct buf		 tmp = BUF_INIT;
 	long			 cpus, mem, gpus;
 	size_t			 k;
-	int			 r = -1;
 
 	render_node_resources(in, i, &cpus, &mem, &gpus);
-	buf_adds(out, "#!/bin/sh\n# shellcheck disable=SC2317\n"
-	    "# provision step '");
-	buf_adds(out, step);
-	buf_adds(out, "' for node '");
-	buf_adds(out, n->name);
-	buf_adds(out, "': rendered from the plan; every value is quoted\n"
-	    "# shellcheck disable=SC2034,SC2016\n{\n");
-	render_var(out, "PROV_STEP", step);
 	render_var(out, "NODE_NAME", n->name);
 	render_var(out, "NODE_ROLE", plan_role_name(n->role));
 	render_var(out, "NODE_ADDR", render_addr(n));
@@ -401,16 +391,35 @@ render_step(struct buf *out, const struct render_in *in, size_t i,
 	render_var(out, "PROV_APT_REPO", in->apt_repo != NULL &&
 	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);
 	/* Set by the engine's wrapper for the step; empty when run by hand. */
-	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n}\n\n");
+	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n");
+	buf_release(&tmp);
+}
+
+int
+render_step(struct buf *out, const struct render_in *in, size_t i,
+    const char *step, struct prov_err *err)
+{
+	const struct plan_node	*n = &in->plan->nodes[i];
+
+	buf_adds(out, "#!/bin/sh\n# shellcheck disable=SC2317\n"
+	    "# provision step '");
+	buf_adds(out, step);
+	buf_adds(out, "' for node '");
+	buf_adds(out, n->name);
+	buf_adds(out, "': rendered from the plan; every value is quoted\n"
+	    "# shellcheck disable=SC2034,SC2016\n{\n");
+	render_var(out, "PROV_STEP", step);
+	if (in->vars_call != NULL)
+		buf_addf(out, "%s\n", in->vars_call);
+	else
+		render_vars(out, in, i);
+	buf_adds(out, "}\n\n");
 	if (in->lib_call != NULL)
 		buf_addf(out, "%s\n", in->lib_call);
 	else if (render_read_template(out, in->templates, "lib", err) != 0)
-		goto out;
+		return -1;
 	if (render_read_template(out, in->templates, step, err) != 0)
-		goto out;
+		return -1;
 	buf_adds(out, "\nprov_run_step\n");
-	r = 0;
-out:
-	buf_release(&tmp);
-	return r;
+	return 0;
 }

@@ -39,6 +39,10 @@ struct render_in {
 							   session by the engine)
 							   instead of carrying
 							   lib.sh itself */
+	const char			*vars_call;	/* the same for the
+							   variables but
+							   PROV_STEP
+							   (render_vars) */
 };
 
 /* The head node: the first with role head, else the first node. */
@@ -54,6 +58,8 @@ void	render_node_resources(const struct render_in *, size_t i, long *cpus,
 /* lib.sh of the templates folder, as it is. */
 int	render_lib(struct buf *out, const struct render_in *,
 	    struct prov_err *err);
+/* The variables of node i but PROV_STEP, one assignment a line. */
+void	render_vars(struct buf *out, const struct render_in *, size_t i);
 /* The whole script for `step` on plan node index `i`. */
 int	render_step(struct buf *out, const struct render_in *, size_t i,
 	    const char *step, struct prov_err *err);
