@@ -19,14 +19,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <setjmp.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include <pci/pci.h>
 
