@@ -187,7 +187,7 @@ struct apply_node {
 	struct apply_stream	 strm[2];
 	struct ssh_job		 job;
 	struct buf		 in;		/* the job's first stdin */
-	int			 lib_sent;	/* this job's shell has pv_lib */
+	int			 lib_sent;	/* this job's shell has pv_lib, pv_vars */
 	char			*cmd;
 	size_t			 nsteps, stepno;
 	FILE			*log;
