@@ -30,7 +30,7 @@
  * image/tarexport/load.go loadLayer), and provision-images.list, one
  * "REF MANIFEST-DIGEST CONFIG-DIGEST" line per image, for the check.  It
  * goes only to nodes that run a container engine
- * (offline_node_needs_images()), after repo/, to
+ * (offline_plan_needs_images()), after repo/, to
  *
  *	ID/images/images.tar	the tar, never unpacked
  *	ID/images/images.list	provision-images.list, taken out of it
@@ -637,13 +637,6 @@ out:
 	return r;
 }
 
-int
-offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
-    const char *bundle, const char *out, struct prov_err *err)
-{
-	return offline_bundle_tars(id, info, bundle, out, NULL, err);
-}
-
 /* Preparing. */
 
 int
@@ -836,11 +829,10 @@ offline_images_script(const char *id)
 }
 
 int
-offline_node_needs_images(const struct plan *p, const struct plan_node *node)
+offline_plan_needs_images(const struct plan *p)
 {
 	const char	*rt = p->sw.runtime, *orch = p->sw.orchestrator;
 
-	(void)node;		/* the engine is the plan's, for every node */
 	return (rt != NULL && (strcmp(rt, "containerd") == 0 ||
 	    strcmp(rt, "docker") == 0)) ||
 	    (orch != NULL && strcmp(orch, "kubernetes") == 0);
@@ -1105,9 +1097,8 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 
 	/* The images, where an engine imports them: kept as a tar. */
 	for (i = 0; i < nsel; i++) {
-		on[i] = ob->images_tar != NULL &&
-		    out->nodes[i].status != OFFLINE_FAILED &&
-		    offline_node_needs_images(p, sel[i]);
+		on[i] = ob->images_tar != NULL && offline_plan_needs_images(p) &&
+		    out->nodes[i].status != OFFLINE_FAILED;
 		any |= on[i];
 	}
 	if (any) {

@@ -40,7 +40,6 @@
 #include "strvec.h"
 
 struct plan;
-struct plan_node;
 
 /* Where bundles live on a node: DIR/ID/{repo/,sources.list,.complete}. */
 #define OFFLINE_NODE_DIR	"/var/lib/provision/bundle"
@@ -88,7 +87,13 @@ void	offline_bundle_release(struct offline_bundle *);
  * repo/ member of the bundle at `bundle` to `out` (through OUT.part),
  * byte for byte, checking each against manifest.json.  `id` gets the
  * first OFFLINE_ID_LEN hex digits of the manifest's SHA-256; info may be
- * NULL.  Does not run bundle_verify(): offline_prepare() does.
+ * NULL.  Does not run bundle_verify(): offline_prepare() does.  When the
+ * bundle has images/ (an OCI image layout) and `images_out` is not NULL,
+ * also `images_out`: the layout's members at the tar's root, each checked
+ * against manifest.json, then a docker-save manifest.json
+ * ([{"Config", "RepoTags", "Layers"}], paths in the tar) and
+ * OFFLINE_IMAGES_LIST made from the manifest's "images".  Without
+ * images/ no `images_out` is made and info->images is 0.
  */
 struct offline_tar_info {
 	size_t		 members, debs;
@@ -98,16 +103,6 @@ struct offline_tar_info {
 	int64_t		 images_size;
 };
 
-int	offline_repo_tar(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *,
-	    const char *bundle, const char *out, struct prov_err *err);
-/*
- * The same, and when the bundle has images/ (an OCI image layout), also
- * `images_out`: the layout's members at the tar's root, each checked
- * against manifest.json, then a docker-save manifest.json
- * ([{"Config", "RepoTags", "Layers"}], paths in the tar) and
- * OFFLINE_IMAGES_LIST made from the manifest's "images".  Without
- * images/ no `images_out` is made and info->images is 0.
- */
 int	offline_bundle_tars(char id[OFFLINE_ID_LEN + 1],
 	    struct offline_tar_info *, const char *bundle, const char *out,
 	    const char *images_out, struct prov_err *err);
@@ -160,11 +155,11 @@ void	offline_push_release(struct offline_push *);
 const char *offline_status_name(enum offline_status);
 
 /*
- * Whether `node`'s steps run a container engine that imports images: the
- * plan's runtime is containerd or docker, or its orchestrator kubernetes.
+ * Whether the plan's nodes run a container engine that imports images:
+ * its runtime is containerd or docker, or its orchestrator kubernetes
+ * (the same for every node).
  */
-int	offline_node_needs_images(const struct plan *,
-	    const struct plan_node *node);
+int	offline_plan_needs_images(const struct plan *);
 
 /* The shell run on a node after the upload (exposed for the tests). */
 char	*offline_unpack_script(const char *id);

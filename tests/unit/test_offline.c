@@ -208,7 +208,8 @@ START_TEST(test_offline_repo_tar)
 
 	test_offline_make(&tb, B_GOOD);
 	out = xasprintf("%s/repo.tar", tb.dir);
-	ck_assert_ok(offline_repo_tar(id, &info, tb.path, out, &err), &err);
+	ck_assert_ok(offline_bundle_tars(id, &info, tb.path, out, NULL, &err),
+	    &err);
 	ck_assert_int_eq(access(out, F_OK), 0);
 	p = xasprintf("%s.part", out);
 	ck_assert_int_ne(access(p, F_OK), 0);
@@ -299,7 +300,8 @@ START_TEST(test_offline_repo_tar_refuses)
 
 	test_offline_make(&tb, cases[_i].variant);
 	out = xasprintf("%s/repo.tar", tb.dir);
-	ck_assert_int_eq(offline_repo_tar(id, NULL, tb.path, out, &err), -1);
+	ck_assert_int_eq(offline_bundle_tars(id, NULL, tb.path, out, NULL,
+	    &err), -1);
 	want = xasprintf(cases[_i].want, tb.path);
 	ck_assert_msg(err.msg != NULL && strstr(err.msg, want) != NULL,
 	    "case %d: got '%s', want '%s'", _i, err.msg, want);
@@ -785,7 +787,7 @@ START_TEST(test_offline_needs_images)
 		memset(&p, 0, sizeof p);
 		p.sw.runtime = (char *)cases[i].runtime;
 		p.sw.orchestrator = (char *)cases[i].orchestrator;
-		ck_assert_msg(offline_node_needs_images(&p, NULL) ==
+		ck_assert_msg(offline_plan_needs_images(&p) ==
 		    cases[i].want, "case %zu", i);
 	}
 }
