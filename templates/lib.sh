@@ -487,10 +487,22 @@ image_present() {
 }
 
 # images_missing: the references of the bundle's images the runtime lacks.
+# containerd is asked once for all of them (each ctr is a process and a
+# call to containerd, and a Kubernetes bundle holds ten images); docker
+# once an image, since only it knows what a short name like busybox means.
 images_missing() {
+	_im_have=
+	if [ "$RUNTIME" = containerd ]; then
+		_im_have=$PROV_NL$(ctr -n k8s.io images ls 2>/dev/null |
+			awk 'NR > 1 { print $1 " " $3 }')$PROV_NL
+	fi
 	images_list | while read -r _im_ref _im_dig _im_cfg; do
 		[ -n "$_im_ref" ] || continue
-		image_present "$_im_ref" "$_im_dig" "$_im_cfg" || echo "$_im_ref"
+		case $RUNTIME:$_im_have in
+		containerd:*"$PROV_NL$_im_ref $_im_dig$PROV_NL"*) ;;
+		containerd:*) echo "$_im_ref" ;;
+		*) image_present "$_im_ref" "$_im_dig" "$_im_cfg" || echo "$_im_ref" ;;
+		esac
 	done
 }
 
