@@ -2180,15 +2180,6 @@ bundle_seen_get(struct bundle_vctx *v, const char *name)
 	return i == 0 ? NULL : &v->v[i - 1];
 }
 
-static const char *
-bundle_yml_str(const struct yml_node *map, const char *k)
-{
-	const struct yml_node	*n = map != NULL && map->kind == YML_MAP ?
-				    yml_map_get(map, k) : NULL;
-
-	return n != NULL && n->kind == YML_SCALAR ? n->u.s : NULL;
-}
-
 /* Check the manifest's entries in `list` against the members. */
 static void
 bundle_verify_list(struct bundle_vctx *v, const struct yml_node *root,
@@ -2204,9 +2195,9 @@ bundle_verify_list(struct bundle_vctx *v, const struct yml_node *root,
 	}
 	for (i = 0; i < seq->n; i++) {
 		const struct yml_node	*e = seq->u.items[i];
-		const char		*path = bundle_yml_str(e, "path");
-		const char		*sha = bundle_yml_str(e, "sha256");
-		const char		*size = bundle_yml_str(e, "size");
+		const char		*path = yml_map_str(e, "path");
+		const char		*sha = yml_map_str(e, "sha256");
+		const char		*size = yml_map_str(e, "size");
 		struct bundle_seen	*s;
 		long			 sz;
 
@@ -2322,8 +2313,8 @@ bundle_verify(struct bundle_check *chk, const char *path,
 		r = 0;
 		goto out;
 	}
-	if (bundle_yml_str(doc.root, "format") == NULL ||
-	    strcmp(bundle_yml_str(doc.root, "format"),
+	if (yml_map_str(doc.root, "format") == NULL ||
+	    strcmp(yml_map_str(doc.root, "format"),
 	    "provision-bundle/1") != 0)
 		strvec_push(&chk->problems, "manifest.json is not format "
 		    "provision-bundle/1");

@@ -306,15 +306,6 @@ oci_challenge_release(struct oci_challenge *c)
 
 /* Manifests. */
 
-static const char *
-oci_yml_str(const struct yml_node *map, const char *k)
-{
-	const struct yml_node	*n = map != NULL && map->kind == YML_MAP ?
-				    yml_map_get(map, k) : NULL;
-
-	return n != NULL && n->kind == YML_SCALAR ? n->u.s : NULL;
-}
-
 static void
 oci_desc_release(struct oci_desc *d)
 {
@@ -330,9 +321,9 @@ static int
 oci_desc_parse(struct oci_desc *d, const struct yml_node *n,
     const char *what, struct prov_err *err)
 {
-	const char		*mt = oci_yml_str(n, "mediaType");
-	const char		*dg = oci_yml_str(n, "digest");
-	const char		*sz = oci_yml_str(n, "size");
+	const char		*mt = yml_map_str(n, "mediaType");
+	const char		*dg = yml_map_str(n, "digest");
+	const char		*sz = yml_map_str(n, "size");
 	const struct yml_node	*pl;
 	char			*end = NULL;
 	long long		 size;
@@ -352,9 +343,9 @@ oci_desc_parse(struct oci_desc *d, const struct yml_node *n,
 	d->digest = xstrdup(dg);
 	d->size = (int64_t)size;
 	if ((pl = yml_map_get(n, "platform")) != NULL && pl->kind == YML_MAP) {
-		const char	*os = oci_yml_str(pl, "os");
-		const char	*ar = oci_yml_str(pl, "architecture");
-		const char	*va = oci_yml_str(pl, "variant");
+		const char	*os = yml_map_str(pl, "os");
+		const char	*ar = yml_map_str(pl, "architecture");
+		const char	*va = yml_map_str(pl, "variant");
 
 		d->os = os != NULL ? xstrdup(os) : NULL;
 		d->arch = ar != NULL ? xstrdup(ar) : NULL;
@@ -398,7 +389,7 @@ oci_manifest_parse(struct oci_manifest *out, const char *data, size_t len,
 		    errs.n > 0 ? errs.v[0].msg : "");
 		goto out;
 	}
-	sv = oci_yml_str(doc.root, "schemaVersion");
+	sv = yml_map_str(doc.root, "schemaVersion");
 	if (sv == NULL || strcmp(sv, "2") != 0) {
 		prov_err_set(err, PROV_E_PARSE, "manifest schemaVersion %s is "
 		    "not supported (only 2)", sv != NULL ? sv : "missing");
@@ -410,7 +401,7 @@ oci_manifest_parse(struct oci_manifest *out, const char *data, size_t len,
 			*semi = '\0';
 		str_trim(ct);
 	}
-	mt = oci_yml_str(doc.root, "mediaType");
+	mt = yml_map_str(doc.root, "mediaType");
 	if (mt == NULL && (oci_is_index_type(ct) || oci_is_manifest_type(ct)))
 		mt = ct;
 	if (mt != NULL && !oci_is_index_type(mt) && !oci_is_manifest_type(mt)) {
@@ -668,8 +659,8 @@ oci_token(char **out, const struct oci_challenge *c, const char *repo,
 	}
 	if (yml_load(&doc, "token", a.body.buf, a.body.len, &errs) != 0 ||
 	    doc.root == NULL || doc.root->kind != YML_MAP ||
-	    ((tok = oci_yml_str(doc.root, "token")) == NULL &&
-	    (tok = oci_yml_str(doc.root, "access_token")) == NULL) ||
+	    ((tok = yml_map_str(doc.root, "token")) == NULL &&
+	    (tok = yml_map_str(doc.root, "access_token")) == NULL) ||
 	    *tok == '\0' || strpbrk(tok, "\r\n") != NULL) {
 		prov_err_set(err, PROV_E_AUTH, "no token in the answer of "
 		    "'%s'", c->realm);

@@ -245,15 +245,6 @@ offline_keep_manifest(struct offline_conv *c, struct prov_err *err)
 	return 0;
 }
 
-static const char *
-offline_yml_str(const struct yml_node *map, const char *k)
-{
-	const struct yml_node	*n = map != NULL && map->kind == YML_MAP ?
-				    yml_map_get(map, k) : NULL;
-
-	return n != NULL && n->kind == YML_SCALAR ? n->u.s : NULL;
-}
-
 /* Every repo/ entry of the manifest's `list` matches a copied member. */
 static int
 offline_match_list(struct offline_conv *c, const struct yml_node *root,
@@ -267,9 +258,9 @@ offline_match_list(struct offline_conv *c, const struct yml_node *root,
 		    "'%s' has no '%s' list", c->bundle, list);
 	for (i = 0; i < seq->n; i++) {
 		const struct yml_node	*e = seq->u.items[i];
-		const char		*path = offline_yml_str(e, "path");
-		const char		*sha = offline_yml_str(e, "sha256");
-		const char		*size = offline_yml_str(e, "size");
+		const char		*path = yml_map_str(e, "path");
+		const char		*sha = yml_map_str(e, "sha256");
+		const char		*size = yml_map_str(e, "size");
 		struct offline_member	*m;
 		uintptr_t		 k;
 		long			 sz;
@@ -351,8 +342,8 @@ offline_images_trailer(struct offline_conv *c, const struct yml_node *root,
 		const struct yml_node	*e = seq->u.items[i];
 		const struct yml_node	*blobs = e->kind == YML_MAP ?
 					    yml_map_get(e, "blobs") : NULL;
-		const char		*ref = offline_yml_str(e, "ref");
-		const char		*dig = offline_yml_str(e, "digest");
+		const char		*ref = yml_map_str(e, "ref");
+		const char		*dig = yml_map_str(e, "digest");
 		char			*tag, *want;
 
 		if (ref == NULL || dig == NULL || blobs == NULL ||
@@ -453,10 +444,10 @@ offline_match(struct offline_conv *c, struct offline_tar_info *info,
 		goto out;
 	if (info != NULL) {
 		os = yml_map_get(doc.root, "os");
-		if (offline_yml_str(os, "distro") != NULL)
-			info->distro = xstrdup(offline_yml_str(os, "distro"));
-		if (offline_yml_str(os, "release") != NULL)
-			info->release = xstrdup(offline_yml_str(os, "release"));
+		if (yml_map_str(os, "distro") != NULL)
+			info->distro = xstrdup(yml_map_str(os, "distro"));
+		if (yml_map_str(os, "release") != NULL)
+			info->release = xstrdup(yml_map_str(os, "release"));
 		info->members = c->n - c->nimg;	/* of repo/ */
 		info->debs = 0;
 		for (i = 0; i < c->n; i++) {

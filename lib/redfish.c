@@ -85,14 +85,7 @@ out:
 const char *
 redfish_str(const struct yml_node *n, const char *k)
 {
-	const struct yml_node	*v;
-
-	if (n == NULL || n->kind != YML_MAP)
-		return NULL;
-	v = yml_map_get(n, k);
-	if (v == NULL || v->kind != YML_SCALAR || yml_is_null(v))
-		return NULL;
-	return v->u.s;
+	return yml_map_str(n, k);
 }
 
 double

@@ -1024,17 +1024,6 @@ verify_parse_xid(struct verify_xid *x, const char *text)
 /* ------------------------------------------------------------------ */
 /* JSON answers (read through yml: JSON is YAML) */
 
-static const char *
-verify_jstr(const struct yml_node *map, const char *k)
-{
-	const struct yml_node	*v = map != NULL && map->kind == YML_MAP ?
-	    yml_map_get(map, k) : NULL;
-
-	if (v == NULL || v->kind != YML_SCALAR || yml_is_null(v))
-		return NULL;
-	return v->u.s;
-}
-
 static int
 verify_json_load(struct yml_doc *doc, const char *label, const char *json,
     size_t len, struct prov_err *err)
@@ -1084,7 +1073,7 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 
 	if (verify_json_load(&doc, "prometheus targets", json, len, err) != 0)
 		goto out;
-	st = verify_jstr(doc.root, "status");
+	st = yml_map_str(doc.root, "status");
 	data = doc.root != NULL && doc.root->kind == YML_MAP ?
 	    yml_map_get(doc.root, "data") : NULL;
 	if (st == NULL || strcmp(st, "success") != 0 || data == NULL ||
@@ -1109,11 +1098,11 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 		ALLOC_GROW(t->v, t->n + 1, t->alloc);
 		x = &t->v[t->n++];
 		memset(x, 0, sizeof *x);
-		verify_set(&x->job, verify_jstr(lab, "job"));
-		verify_set(&x->node, verify_jstr(lab, "node"));
-		verify_set(&x->instance, verify_jstr(lab, "instance"));
-		verify_set(&x->health, verify_jstr(o, "health"));
-		verify_set(&x->error, verify_jstr(o, "lastError"));
+		verify_set(&x->job, yml_map_str(lab, "job"));
+		verify_set(&x->node, yml_map_str(lab, "node"));
+		verify_set(&x->instance, yml_map_str(lab, "instance"));
+		verify_set(&x->health, yml_map_str(o, "health"));
+		verify_set(&x->error, yml_map_str(o, "lastError"));
 	}
 	r = 0;
 out:
@@ -1163,7 +1152,7 @@ verify_parse_k8s_nodes(struct verify_k8s *k, const char *json, size_t len,
 			continue;
 		md = yml_map_get(o, "metadata");
 		st = yml_map_get(o, "status");
-		if ((name = verify_jstr(md, "name")) == NULL)
+		if ((name = yml_map_str(md, "name")) == NULL)
 			continue;
 		ALLOC_GROW(k->v, k->n + 1, k->alloc);
 		x = &k->v[k->n++];
@@ -1176,19 +1165,19 @@ verify_parse_k8s_nodes(struct verify_k8s *k, const char *json, size_t len,
 		for (j = 0; cond != NULL && cond->kind == YML_SEQ &&
 		    j < cond->n; j++) {
 			const struct yml_node	*c = cond->u.items[j];
-			const char		*ty = verify_jstr(c, "type");
-			const char		*s = verify_jstr(c, "status");
+			const char		*ty = yml_map_str(c, "type");
+			const char		*s = yml_map_str(c, "status");
 
 			if (ty == NULL || strcmp(ty, "Ready") != 0)
 				continue;
 			x->ready = s != NULL && strcmp(s, "True") == 0;
-			verify_set(&x->ready_reason, verify_jstr(c,
-			    "message") != NULL ? verify_jstr(c, "message") :
-			    verify_jstr(c, "reason"));
+			verify_set(&x->ready_reason, yml_map_str(c,
+			    "message") != NULL ? yml_map_str(c, "message") :
+			    yml_map_str(c, "reason"));
 		}
 		alloc = st != NULL && st->kind == YML_MAP ?
 		    yml_map_get(st, "allocatable") : NULL;
-		if ((g = verify_jstr(alloc, "nvidia.com/gpu")) != NULL)
+		if ((g = yml_map_str(alloc, "nvidia.com/gpu")) != NULL)
 			x->gpus = verify_long(g);
 	}
 	r = 0;
@@ -3750,10 +3739,10 @@ verify_from_json(struct facts_rows *out, const char *label,
 	}
 	for (i = 0; i < checks->n; i++) {
 		const struct yml_node	*c = checks->u.items[i];
-		const char		*node = verify_jstr(c, "node");
-		const char		*what = verify_jstr(c, "check");
-		const char		*vs = verify_jstr(c, "verdict");
-		const char		*reason = verify_jstr(c, "reason");
+		const char		*node = yml_map_str(c, "node");
+		const char		*what = yml_map_str(c, "check");
+		const char		*vs = yml_map_str(c, "verdict");
+		const char		*reason = yml_map_str(c, "reason");
 		enum facts_verdict	 v;
 
 		if (node == NULL || what == NULL || vs == NULL) {
@@ -3774,8 +3763,8 @@ verify_from_json(struct facts_rows *out, const char *label,
 			    "verdict '%s'", i + 1, vs);
 			goto out;
 		}
-		facts_rows_add(out, node, what, verify_jstr(c, "expected"),
-		    verify_jstr(c, "found"), v, reason != NULL ? "%s" : NULL,
+		facts_rows_add(out, node, what, yml_map_str(c, "expected"),
+		    yml_map_str(c, "found"), v, reason != NULL ? "%s" : NULL,
 		    reason);
 	}
 	r = 0;

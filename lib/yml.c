@@ -738,3 +738,13 @@ yml_map_get(const struct yml_node *map, const char *k)
 
 	return p != NULL ? p->val : NULL;
 }
+
+const char *
+yml_map_str(const struct yml_node *map, const char *k)
+{
+	const struct yml_node	*v = yml_map_get(map, k);
+
+	if (v == NULL || v->kind != YML_SCALAR || yml_is_null(v))
+		return NULL;
+	return v->u.s;
+}

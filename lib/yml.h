@@ -90,6 +90,9 @@ const char	*yml_kind_name(const struct yml_node *);
 int		 yml_is_null(const struct yml_node *);
 /* The value for key `k` in a mapping, or NULL. */
 struct yml_node	*yml_map_get(const struct yml_node *map, const char *k);
+/* The scalar value for key `k` in a mapping; NULL when there is none, it
+   is not a scalar, or it is null (JSON's null, YAML's ~). */
+const char	*yml_map_str(const struct yml_node *map, const char *k);
 /* The pair for key `k` (to locate the key itself), or NULL. */
 const struct yml_pair *yml_map_pair(const struct yml_node *map, const char *k);
 
