@@ -379,12 +379,25 @@ bundle_kubeadm_images(struct strvec *out, const char *version)
 static void
 bundle_want_image(struct bundle *b, const char *ref)
 {
-	size_t	i;
+	if (strvec_find(&b->images, ref) < 0)
+		strvec_push(&b->images, ref);
+}
 
-	for (i = 0; i < b->images.n; i++)
-		if (strcmp(b->images.v[i], ref) == 0)
-			return;
-	strvec_push(&b->images, ref);
+/* The four kube-* images of Kubernetes 1.MINOR.PATCH. */
+static void
+bundle_want_kube(struct bundle *b, int minor, int patch)
+{
+	static const char *const comps[] = { "kube-apiserver",
+	    "kube-controller-manager", "kube-scheduler", "kube-proxy" };
+	char	*ref;
+	size_t	 i;
+
+	for (i = 0; i < ARRAY_SIZE(comps); i++) {
+		ref = xasprintf("registry.k8s.io/%s:v1.%d.%d", comps[i], minor,
+		    patch);
+		bundle_want_image(b, ref);
+		free(ref);
+	}
 }
 
 /*
@@ -396,19 +409,13 @@ bundle_want_image(struct bundle *b, const char *ref)
 static void
 bundle_want_k8s_images(struct bundle *b, const char *ver)
 {
-	static const char *const comps[] = { "kube-apiserver",
-	    "kube-controller-manager", "kube-scheduler", "kube-proxy" };
 	const char	*v = ver != NULL ? ver : "";
-	size_t		 i, dots = 0;
+	int		 minor, patch;
 
 	free(b->k8s_version);
 	b->k8s_version = xstrdup(v);
-	for (i = 0; v[i] != '\0'; i++)
-		dots += v[i] == '.';
-	if (dots == 2 && str_is_safe_word(v))
-		for (i = 0; i < ARRAY_SIZE(comps); i++)
-			strvec_pushf(&b->images, "registry.k8s.io/%s:v%s",
-			    comps[i], v);
+	if (bundle_k8s_split(v, &minor, &patch) == 0)
+		bundle_want_kube(b, minor, patch);
 }
 
 /*
@@ -422,8 +429,6 @@ bundle_want_k8s_images(struct bundle *b, const char *ver)
 static void
 bundle_want_kubeadm(struct bundle *b)
 {
-	static const char *const comps[] = { "kube-apiserver",
-	    "kube-controller-manager", "kube-scheduler", "kube-proxy" };
 	struct strvec	 imgs = STRVEC_INIT;
 	const char	*kv = NULL, *pv = b->k8s_version;
 	char		*up = NULL, *dash;
@@ -439,9 +444,7 @@ bundle_want_kubeadm(struct bundle *b)
 	if (kv != NULL && bundle_k8s_split(kv, &kmin, &kpatch) == 0) {
 		up = xasprintf("%d.%d.%d", 1, kmin, kpatch);
 		if (!whole && str_starts(up, pv) && up[strlen(pv)] == '.')
-			for (i = 0; i < ARRAY_SIZE(comps); i++)
-				strvec_pushf(&b->images,
-				    "registry.k8s.io/%s:v%s", comps[i], up);
+			bundle_want_kube(b, kmin, kpatch);
 	} else if (whole)
 		up = xstrdup(pv);
 	if (up == NULL) {
