@@ -32,8 +32,16 @@
 static int
 oci_digest_ok(const char *d)
 {
-	return d != NULL && str_starts(d, "sha256:") &&
-	    arc_sha256_valid(d + 7);
+	size_t	i;
+
+	if (d == NULL || !str_starts(d, "sha256:") || !arc_sha256_valid(d + 7))
+		return 0;
+	/* the spec's encoding is lower case, which is how the cache names
+	   and compares blobs: an upper-case one would never match */
+	for (i = 7; d[i] != '\0'; i++)
+		if (d[i] >= 'A' && d[i] <= 'F')
+			return 0;
+	return 1;
 }
 
 /* A path component list: [a-z0-9]+ joined by '.', '_', '__', '-', '/'. */
@@ -669,8 +677,7 @@ oci_token(char **out, const struct oci_challenge *c, const char *repo,
 	*out = xasprintf("Authorization: Bearer %s", tok);
 	r = 0;
 out:
-	if (a.body.buf != NULL)
-		explicit_bzero(a.body.buf, a.body.len);
+	buf_release_secret(&a.body);	/* it held the token */
 	oci_answer_release(&a);
 	yml_doc_release(&doc);
 	prov_errs_release(&errs);

@@ -34,6 +34,8 @@ static const struct {
 	{ "nvcr.io/x:", NULL, NULL, NULL, NULL },
 	{ "nvcr.io/x:a/b", NULL, NULL, NULL, NULL },
 	{ "nvcr.io/x@sha256:abc", NULL, NULL, NULL, NULL },
+	{ "nvcr.io/x@sha256:" "ABCDEF0123456789abcdef0123456789"
+	  "abcdef0123456789abcdef0123456789", NULL, NULL, NULL, NULL },
 	{ "nvcr.io/x@md5:" H64, NULL, NULL, NULL, NULL },
 	{ "nvcr.io/x y", NULL, NULL, NULL, NULL },
 	{ "nvcr.io//x", NULL, NULL, NULL, NULL },
