@@ -297,6 +297,11 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	for (i = 0; i < b.missing.n; i++)
 		fprintf(ctx->err, "provision bundle: warning: '%s' is in no "
 		    "index: not bundled\n", b.missing.v[i]);
+	/* kubeadm's images it could not name; an image that cannot be
+	   fetched is said by its event (BUNDLE_EV_IMAGE_SKIPPED) */
+	for (i = 0; i < b.images_not_fetched.n; i++)
+		fprintf(ctx->err, "provision bundle: warning: image not "
+		    "bundled: %s\n", b.images_not_fetched.v[i]);
 	if (o->manifest_only) {
 		bundle_manifest(&m, &b, NULL, 0);
 		if (o->out != NULL) {
@@ -337,9 +342,6 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "fetched, %zu from the cache), %lld bytes\n", o->out, b.n,
 		    b.nimgs, b.nimgs == 1 ? "" : "s", pr.fetched, pr.cached,
 		    (long long)total);
-	for (i = 0; i < b.images_not_fetched.n; i++)
-		fprintf(ctx->err, "provision bundle: warning: image not "
-		    "bundled: %s\n", b.images_not_fetched.v[i]);
 	r = 0;
 	goto out;
 fail:

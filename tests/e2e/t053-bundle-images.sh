@@ -218,6 +218,7 @@ check "  ... and what to do" grep -q "1 image could not be fetched: $IMAGE (--al
 check "  ... no archive" test ! -e "$W/b6.tar.zst"
 check "--allow-missing bundles the rest" run bundle "$W/b7.tar.zst" --registry-mirror "$MIRROR2" --allow-missing
 check "  ... with a warning" grep -q "warning: image '$IMAGE': .*HTTP 404: not bundled" "$err"
+check "  ... said once" test "$(grep -c 'warning: .*not bundled' "$err")" = 1
 manifest_images() {	# manifest_images ARCHIVE NOT-FETCHED-COUNT HAS-IMAGES-DIR
 	zstd -dc "$1" | tar -tf - >"$W/list" || return 1
 	if [ "$3" = no ] && grep -q '^images/' "$W/list"; then return 1; fi
