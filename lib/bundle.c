@@ -1421,15 +1421,23 @@ bundle_item_release(struct bundle_item *it)
 	freezero_str(it->auth);
 }
 
+/* The cache and its pool/ and partial/, for images and packages alike. */
 static int
-bundle_mkdir(const char *cache, const char *sub, struct prov_err *err)
+bundle_cache_dirs(const struct bundle_opts *o, struct prov_err *err)
 {
-	char	*d = xasprintf("%s%s", cache, sub);
+	static const char *const sub[] = { "", "/pool", "/partial" };
+	char	*d;
+	size_t	 i;
 	int	 r = 0;
 
-	if (mkdir(d, 0755) != 0 && errno != EEXIST)
-		r = prov_err_sys(err, "cannot create '%s'", d);
-	free(d);
+	if (o->cache == NULL)
+		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
+	for (i = 0; i < ARRAY_SIZE(sub) && r == 0; i++) {
+		d = xasprintf("%s%s", o->cache, sub[i]);
+		if (mkdir(d, 0755) != 0 && errno != EEXIST)
+			r = prov_err_sys(err, "cannot create '%s'", d);
+		free(d);
+	}
 	return r;
 }
 
@@ -1498,10 +1506,7 @@ bundle_images(struct bundle *b, const struct bundle_opts *o,
 	size_t		i, nfailed = 0;
 	int		r = -1;
 
-	if (o->cache == NULL)
-		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
-	if (bundle_mkdir(o->cache, "", err) != 0 ||
-	    bundle_mkdir(o->cache, "/pool", err) != 0)
+	if (bundle_cache_dirs(o, err) != 0)
 		return -1;
 	oo.mirrors = o->registry_mirrors;
 	oo.timeout_s = o->timeout_s;
@@ -1553,24 +1558,14 @@ bundle_fetch(struct bundle *b, const struct bundle_opts *o,
 {
 	struct bundle_xfer	**queue = NULL, **pend = NULL;
 	CURLM			 *m = NULL;
-	char			 *dir = NULL, *why = NULL;
+	char			 *why = NULL;
 	size_t			  nq = 0, ph = 0, np, failed = 0, i;
 	long			  jobs = o->jobs > 0 ? o->jobs : 8;
 	long			  retries = o->retries >= 0 ? o->retries : 3;
 	int			  active = 0, r = -1, global = 0;
 
-	if (o->cache == NULL)
-		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
-	for (i = 0; i < 3; i++) {
-		static const char *const sub[] = { "", "/pool", "/partial" };
-
-		free(dir);
-		dir = xasprintf("%s%s", o->cache, sub[i]);
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			prov_err_sys(err, "cannot create '%s'", dir);
-			goto out;
-		}
-	}
+	if (bundle_cache_dirs(o, err) != 0)
+		return -1;
 	queue = xcalloc(b->n + b->nblobs + 1, sizeof *queue);
 	for (i = 0; i < b->n + b->nblobs; i++) {
 		struct bundle_item	*it = i < b->n ? &b->items[i] :
@@ -1736,7 +1731,6 @@ out:
 	free(queue);
 	free(pend);
 	free(why);
-	free(dir);
 	return r;
 }
 
