@@ -72,71 +72,37 @@ def layer(name, size):
     return gzip.compress(raw.getvalue(), mtime=0)
 
 
-def make_images(root, images):
-    os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
-    desc_path = os.path.join(root, "images.json")
-    desc = json.load(open(desc_path)) if os.path.exists(desc_path) else {}
-    for image in images:
-        if image in desc:
-            continue
-        entry = {}
-        mans = []
-        for arch in ("amd64", "arm64"):
-            cfg = json.dumps({"architecture": arch, "os": "linux",
-                              "config": {"Cmd": ["/bin/true"]},
-                              "rootfs": {"type": "layers", "diff_ids": []},
-                              "created": "2024-01-01T00:00:00Z",
-                              "comment": image}).encode()
-            cd, cs = put(root, cfg)
-            layers = []
-            for i, size in enumerate((300 * 1024, 40 * 1024)):
-                ld, ls = put(root, layer("%s/%s-%d" % (arch, image.replace("/", "_"), i), size))
-                layers.append({"mediaType": MT_LAYER, "digest": ld, "size": ls})
-            man = json.dumps({"schemaVersion": 2, "mediaType": MT_MANIFEST,
-                              "config": {"mediaType": MT_CONFIG, "digest": cd, "size": cs},
-                              "layers": layers}, indent=2).encode()
-            md, ms = put(root, man)
-            mans.append({"mediaType": MT_MANIFEST, "digest": md, "size": ms,
-                         "platform": {"architecture": arch, "os": "linux"}})
-            entry[arch] = {"manifest": md, "config": cd,
-                           "layers": [l["digest"] for l in layers]}
-        # an attestation manifest, as buildkit adds: never picked
-        mans.append({"mediaType": MT_MANIFEST, "digest": mans[0]["digest"],
-                     "size": mans[0]["size"],
-                     "platform": {"architecture": "unknown", "os": "unknown"}})
-        idx = json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX,
-                          "manifests": mans}).encode()
-        entry["index"], _ = put(root, idx)
-        desc[image] = entry
-    with open(desc_path + ".tmp", "w") as f:
-        json.dump(desc, f, indent=1)
-    os.rename(desc_path + ".tmp", desc_path)
-    return desc
-
-
-def make_images_diff_ids(root, images):
-    """The same images as make_images(), with a real rootfs.diff_ids (the
+def make_images(root, images, diff_ids=False):
+    """Each image for amd64 and arm64 (two gzip layers each) under an
+    index that also holds an attestation manifest, as buildkit adds
+    (never picked).  diff_ids (--diff-ids): a real rootfs.diff_ids (the
     SHA-256 of each uncompressed layer) and small files at /etc/IMAGE-N,
     so that runtimes can import and unpack them (ctr images import,
-    docker load): --diff-ids."""
+    docker load), and no attestation.  images.json remembers which kind
+    an image was made as, and a DIR reused for the other kind remakes it."""
     os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
     desc_path = os.path.join(root, "images.json")
     desc = json.load(open(desc_path)) if os.path.exists(desc_path) else {}
     for image in images:
-        if image in desc:
+        if image in desc and desc[image].get("diff_ids", False) == diff_ids:
             continue
-        entry = {}
+        entry = {"diff_ids": diff_ids}
         mans = []
         for arch in ("amd64", "arm64"):
-            layers, diff_ids = [], []
+            layers, ids = [], []
             for i, size in enumerate((300 * 1024, 40 * 1024)):
-                gz = layer("etc/%s-%s-%d" % (arch, image.replace("/", "_").replace(":", "_"), i), size)
-                diff_ids.append("sha256:" + hashlib.sha256(gzip.decompress(gz)).hexdigest())
+                if diff_ids:
+                    name = "etc/%s-%s-%d" % (arch, image.replace("/", "_").replace(":", "_"), i)
+                else:
+                    name = "%s/%s-%d" % (arch, image.replace("/", "_"), i)
+                gz = layer(name, size)
+                if diff_ids:
+                    ids.append("sha256:" + hashlib.sha256(gzip.decompress(gz)).hexdigest())
                 ld, ls = put(root, gz)
                 layers.append({"mediaType": MT_LAYER, "digest": ld, "size": ls})
             cfg = json.dumps({"architecture": arch, "os": "linux",
                               "config": {"Cmd": ["/bin/true"]},
-                              "rootfs": {"type": "layers", "diff_ids": diff_ids},
+                              "rootfs": {"type": "layers", "diff_ids": ids},
                               "created": "2024-01-01T00:00:00Z",
                               "comment": image}).encode()
             cd, cs = put(root, cfg)
@@ -148,6 +114,10 @@ def make_images_diff_ids(root, images):
                          "platform": {"architecture": arch, "os": "linux"}})
             entry[arch] = {"manifest": md, "config": cd,
                            "layers": [l["digest"] for l in layers]}
+        if not diff_ids:
+            mans.append({"mediaType": MT_MANIFEST, "digest": mans[0]["digest"],
+                         "size": mans[0]["size"],
+                         "platform": {"architecture": "unknown", "os": "unknown"}})
         idx = json.dumps({"schemaVersion": 2, "mediaType": MT_INDEX,
                           "manifests": mans}).encode()
         entry["index"], _ = put(root, idx)
@@ -297,7 +267,7 @@ def main():
     p.add_argument("--no-auth", action="store_true")
     p.add_argument("--diff-ids", action="store_true")
     args = p.parse_args()
-    desc = (make_images_diff_ids if args.diff_ids else make_images)(args.dir, args.image)
+    desc = make_images(args.dir, args.image, args.diff_ids)
     for name in os.listdir(os.path.join(args.dir, "blobs")):
         if not name.endswith(".tmp"):
             blobs["sha256:" + name] = os.path.join(args.dir, "blobs", name)
