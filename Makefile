@@ -13,14 +13,16 @@ PKGS	 = yaml-0.1 libssh2 libcurl libarchive libpci
 WARN	 = -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
 	   -Wformat-security -Wno-unused-parameter -Wshadow
 CFLAGS	?= -O2 -g
-ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote cmd
-LIBS	 = $(shell pkg-config --libs $(PKGS)) -lcrypto -lm
+ALL_CFLAGS = -std=c11 -pthread $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote cmd
+LIBS	 = $(shell pkg-config --libs $(PKGS)) -lcrypto -lm -pthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 ifeq ($(SAN),1)
 BUILD	 = build-san
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDSAN	 = -fsanitize=address,undefined
+# leaks inside libraries we cannot change, each with its reason
+export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 else
 BUILD	 = build
 LDSAN	 =

@@ -6,7 +6,11 @@
  * then jobs: upload, command, download) and at most `forks` hosts are
  * busy at a time, so a thousand hosts cost a thousand sockets, not a
  * thousand processes or threads.  A host that cannot be reached, or
- * that hangs, holds up nobody else.
+ * that hangs, holds up nobody else.  One exception: the bytes of an
+ * upload larger than 512 KiB are written by one of a small fixed set of
+ * send threads (one per CPU, started at the first such upload), because
+ * encrypting them is the one thing that fills a CPU; the state machine
+ * and every callback stay on the caller's thread.
  *
  * The simple use: one job on every host, a result row per host.
  *
@@ -96,10 +100,12 @@ struct ssh_config {
 	size_t		 out_max;	/* bytes kept in memory per stream: 1 MiB */
 	const char	*spill_dir;	/* output past out_max goes to files
 					   here; NULL: counted, then dropped */
+	long		 send_threads;	/* threads that encrypt large uploads:
+					   0 one per CPU (at most 8), -1 none */
 };
 
 #define SSH_CONFIG_INIT { NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, 0, \
-	0, 0, 0, 0, 0, 0, 0, NULL }
+	0, 0, 0, 0, 0, 0, 0, NULL, 0 }
 
 /*
  * Fill cfg from a plan's `ssh:` section (strings borrowed from the plan).
@@ -210,6 +216,8 @@ int	 ssh_pool_run(struct ssh_pool *, const struct ssh_handler *,
 int	 ssh_pool_feed(struct ssh_pool *, size_t host, const void *data,
 	    size_t len, int eof);
 const struct strvec *ssh_pool_notes(const struct ssh_pool *);
+/* Send threads started so far: 0 until an upload needed one. */
+size_t	 ssh_pool_send_threads(const struct ssh_pool *);
 /* Close every session, politely, waiting at most a second or two. */
 void	 ssh_pool_close(struct ssh_pool *);
 void	 ssh_pool_free(struct ssh_pool *);

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,6 +41,27 @@ test_sh(const char *fmt, ...)
 	r = system(cmd);
 	ck_assert_msg(r == 0, "'%s' failed", cmd);
 	free(cmd);
+}
+
+/* The same, from a thread that must not assert: 1 when it exited 0. */
+static int
+test_sh_ok(const char *fmt, ...) PROV_PRINTF(1, 2);
+
+static int
+test_sh_ok(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*cmd = NULL;
+	int	 r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return 0;
+	r = system(cmd);
+	free(cmd);
+	return r == 0;
 }
 
 static char *
@@ -138,10 +160,13 @@ static void
 test_teardown(void)
 {
 	if (test_sshd_pid > 0) {
+		/* a failed stall test may leave sessions stopped */
+		test_sh_ok("for p in $(pgrep -P %d); do pkill -CONT -P $p; "
+		    "kill -CONT $p; done", (int)test_sshd_pid);
 		kill(test_sshd_pid, SIGTERM);
 		waitpid(test_sshd_pid, NULL, 0);
 	}
-	test_sh("rm -rf %s", test_dir);
+	test_sh("umount %s/small 2>/dev/null; rm -rf %s", test_dir, test_dir);
 }
 
 /* ssh_key_info */
@@ -508,12 +533,18 @@ START_TEST(test_ssh_stdin)
 }
 END_TEST
 
-/* Upload, command and download in one job. */
+/*
+ * Upload, command and download in one job: inline (no send thread), then
+ * with two send threads, which the 3 MB uploads are lent to.
+ */
 START_TEST(test_ssh_files)
 {
+	static const long	 threads[] = { -1, 2 };
 	struct ssh_config	 cfg = test_cfg();
+	struct ssh_pool		*pool = NULL;
 	struct ssh_job		 job = SSH_JOB_INIT;
-	struct ssh_result	 res[3];
+	struct test_once	 o;
+	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct buf		 a = BUF_INIT, b = BUF_INIT;
 	char			*src = test_file("payload"), *dst, *cmd, *dl;
@@ -522,7 +553,7 @@ START_TEST(test_ssh_files)
 	TEST_LIVE();
 	test_sh("head -c 3000000 /dev/urandom >%s", src);
 	dst = test_file("uploaded/");
-	test_sh("mkdir -p %s", dst);
+	test_sh("rm -rf %s && mkdir -p %s", dst, dst);
 	cmd = xasprintf("sha256sum < %s/uploaded/payload | cut -c1-64", test_dir);
 	dl = xasprintf("%s/dl-%%h", test_dir);
 	job.upload_src = src;
@@ -531,23 +562,30 @@ START_TEST(test_ssh_files)
 	job.command = cmd;
 	job.download_src = src;
 	job.download_dst = dl;
-	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 3, &job, res, NULL, NULL,
-	    &err), &err);
+	memset(&o, 0, sizeof o);
+	o.job = &job;
+	cfg.send_threads = threads[_i];
+	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 3, &err), &err);
+	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	ck_assert_uint_eq(ssh_pool_send_threads(pool), _i == 0 ? 0 : 2);
+	ssh_pool_free(pool);
 	ck_assert_int_eq(buf_read_file(&a, src), 0);
 	for (i = 0; i < 3; i++) {
-		char	*p = xasprintf("%s/dl-%s", test_dir, test_hosts[i].name);
+		struct ssh_result	*r = &o.res[i];
+		char			*p = xasprintf("%s/dl-%s", test_dir,
+					    test_hosts[i].name);
 
-		ck_assert_msg(res[i].status == SSH_OK, "%s: %s",
-		    test_hosts[i].name, res[i].error);
-		ck_assert_ptr_nonnull(res[i].upload_sha256);
-		buf_rtrim(&res[i].out);
-		ck_assert_str_eq(res[i].out.buf, res[i].upload_sha256);
+		ck_assert_msg(r->status == SSH_OK, "%s: %s",
+		    test_hosts[i].name, r->error);
+		ck_assert_ptr_nonnull(r->upload_sha256);
+		buf_rtrim(&r->out);
+		ck_assert_str_eq(r->out.buf, r->upload_sha256);
 		buf_reset(&b);
 		ck_assert_int_eq(buf_read_file(&b, p), 0);
 		ck_assert_uint_eq(b.len, a.len);
 		ck_assert(memcmp(a.buf, b.buf, a.len) == 0);
 		free(p);
-		ssh_result_release(&res[i]);
+		ssh_result_release(r);
 	}
 	{
 		struct stat	st;
@@ -563,6 +601,114 @@ START_TEST(test_ssh_files)
 	free(dst);
 	free(cmd);
 	free(dl);
+}
+END_TEST
+
+/*
+ * A lent upload that fails half-way (a 1 MiB file system) comes back to
+ * the pool's thread as the host's error, and its staged part is removed.
+ */
+START_TEST(test_ssh_upload_lent_error)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_pool		*pool = NULL;
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct test_once	 o;
+	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*src = test_file("payload4m"), *dst;
+
+	TEST_LIVE();
+	dst = test_file("small/");
+	test_sh("head -c 4000000 /dev/urandom >%s && mkdir -p %s && "
+	    "mount -t tmpfs -o size=1m provtest %s", src, dst, dst);
+	job.upload_src = src;
+	job.upload_dst = dst;
+	memset(&o, 0, sizeof o);
+	o.job = &job;
+	cfg.send_threads = 2;
+	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 1, &err), &err);
+	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	ck_assert_uint_eq(ssh_pool_send_threads(pool), 2);
+	ssh_pool_free(pool);
+	/* the staged part is removed, over the same session */
+	test_sh("[ -z \"$(ls -A %s)\" ] && umount %s", dst, dst);
+	ck_assert_int_eq(o.res[0].status, SSH_ERROR);
+	/* OpenSSH's sftp-server says only "failure" for ENOSPC. */
+	ck_assert_msg(strncmp(o.res[0].error, "cannot write '", 14) == 0 &&
+	    strstr(o.res[0].error, "/small/.payload4m.provtmp.") != NULL &&
+	    strstr(o.res[0].error, "' on n1: ") != NULL, "%s", o.res[0].error);
+	ssh_result_release(&o.res[0]);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/*
+ * A lent upload whose host stops answering (its sshd processes stopped
+ * once 32 MiB have landed) ends at the job's deadline, not never.
+ */
+struct test_stall {
+	char		*dir;
+	_Atomic int	 stopped;
+};
+
+static void *
+test_stall_main(void *arg)
+{
+	struct test_stall	*t = arg;
+	int			 k;
+
+	for (k = 0; k < 3000 && !t->stopped; k++) {
+		if (test_sh_ok("find %s -name '.*provtmp*' -size +32M | "
+		    "grep -q .", t->dir)) {
+			t->stopped = test_sh_ok("for p in $(pgrep -P %d); do "
+			    "kill -STOP $p; pkill -STOP -P $p; done",
+			    (int)test_sshd_pid) ? 1 : 2;
+		} else
+			usleep(10000);
+	}
+	return NULL;
+}
+
+START_TEST(test_ssh_upload_lent_timeout)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_pool		*pool = NULL;
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct test_once	 o;
+	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct test_stall	 t = { NULL, 0 };
+	int			 stopped;
+	pthread_t		 tid;
+	char			*src = test_file("sparse1g");
+
+	TEST_LIVE();
+	t.dir = test_file("stall/");
+	test_sh("truncate -s 1G %s && mkdir -p %s", src, t.dir);
+	job.upload_src = src;
+	job.upload_dst = t.dir;
+	job.timeout_s = 6;
+	memset(&o, 0, sizeof o);
+	o.job = &job;
+	cfg.send_threads = 1;
+	ck_assert_int_eq(pthread_create(&tid, NULL, test_stall_main, &t), 0);
+	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 1, &err), &err);
+	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	stopped = t.stopped;
+	t.stopped = 3;
+	pthread_join(tid, NULL);
+	test_sh("for p in $(pgrep -P %d); do pkill -CONT -P $p; kill -CONT $p; "
+	    "done; rm -rf %s", (int)test_sshd_pid, t.dir);
+	ck_assert_uint_eq(ssh_pool_send_threads(pool), 1);
+	ssh_pool_free(pool);
+	ck_assert_int_eq(stopped, 1);
+	ck_assert_msg(o.res[0].status == SSH_TIMEOUT, "%s: %s",
+	    ssh_status_name(o.res[0].status), o.res[0].error);
+	ssh_result_release(&o.res[0]);
+	free(src);
+	free(t.dir);
 }
 END_TEST
 
@@ -651,7 +797,9 @@ ssh_suite(void)
 	tcase_add_test(tc, test_ssh_pool_keep_open);
 	tcase_add_test(tc, test_ssh_stdin);
 	tcase_add_test(tc, test_ssh_feed);
-	tcase_add_test(tc, test_ssh_files);
+	tcase_add_loop_test(tc, test_ssh_files, 0, 2);
+	tcase_add_test(tc, test_ssh_upload_lent_error);
+	tcase_add_test(tc, test_ssh_upload_lent_timeout);
 	tcase_add_test(tc, test_ssh_spill);
 	tcase_add_test(tc, test_ssh_failures);
 	suite_add_tcase(s, tc);
