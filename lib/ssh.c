@@ -3366,15 +3366,19 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 		struct ssh_conn	*c = i < p->n ? &p->c[i] : j;
 		double		 d;
 
-		if (c == NULL || c->lent)
+		if (c == NULL)
 			continue;
-		if (c->again)
-			any_again = 1;
-		if (c->fd >= 0 && c->events != 0)
-			ssh_pool_add_pfd(p, &np, c->fd, c->events, c);
-		d = ssh_conn_due(c);
-		if (d > 0 && (due == 0 || d < due))
-			due = d;
+		/* A lent host's session is its send thread's; its tunnel
+		   (the jump host's channel) stays this thread's. */
+		if (!c->lent) {
+			if (c->again)
+				any_again = 1;
+			if (c->fd >= 0 && c->events != 0)
+				ssh_pool_add_pfd(p, &np, c->fd, c->events, c);
+			d = ssh_conn_due(c);
+			if (d > 0 && (due == 0 || d < due))
+				due = d;
+		}
 		if (c->tun != NULL && c->tun->fd >= 0 && !c->tun->dead) {
 			short	ev = 0;
 
