@@ -16,16 +16,14 @@ Every request is logged as "METHOD PATH RANGE-OR-DASH STATUS"; with --delay,
 import argparse
 import http.server
 import os
-import re
-import socketserver
 import sys
-import threading
 import time
 import urllib.parse
 
+from faulty_http import lock, send_ranged, serve, take_cut
+
 args = None
 cuts = {}
-lock = threading.Lock()
 inflight = [0]
 
 
@@ -42,9 +40,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         self.headers.get("Range") or "-", status))
 
     def do_HEAD(self):
-        self.do_GET(body=False)
+        self.do_GET()
 
-    def do_GET(self, body=True):
+    def do_GET(self):
         if args.delay and self.path.endswith(".deb"):
             with lock:
                 inflight[0] += 1
@@ -63,59 +61,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        size = os.path.getsize(path)
-        start = 0
-        rng = self.headers.get("Range")
-        m = re.match(r"bytes=(\d+)-$", rng or "")
-        if m and not args.no_range:
-            start = int(m.group(1))
-            if start >= size:
-                self.log_req(416)
-                self.send_response(416)
-                self.send_header("Content-Range", "bytes */%d" % size)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            self.send_response(206)
-            self.send_header("Content-Range",
-                             "bytes %d-%d/%d" % (start, size - 1, size))
-            status = 206
-        else:
-            self.send_response(200)
-            status = 200
-        self.log_req(status)
-        self.send_header("Content-Length", str(size - start))
-        self.send_header("Content-Type", "application/octet-stream")
-        self.end_headers()
-        if not body:
-            return
-        name = os.path.basename(path)
-        limit = None
-        with lock:
-            c = cuts.get(name)
-            if c and c[1] > 0:
-                c[1] -= 1
-                limit = c[0]
         with open(path, "rb") as f:
-            f.seek(start)
             data = f.read()
-        if limit is not None:
-            self.wfile.write(data[:limit])
-            self.wfile.flush()
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return
-        self.wfile.write(data)
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        # Clients that hang up (curl after a cut) are expected here.
-        if not isinstance(sys.exc_info()[1], (ConnectionError, OSError)):
-            super().handle_error(request, client_address)
+        name = os.path.basename(path)
+        send_ranged(self, data, self.log_req, ranged=not args.no_range,
+                    cut=lambda: take_cut(cuts, name))
 
 
 def main():
@@ -131,15 +81,7 @@ def main():
     for c in args.cut:
         parts = c.split(":")
         cuts[parts[0]] = [int(parts[1]), int(parts[2]) if len(parts) > 2 else 1]
-    srv = Server(("127.0.0.1", 0), Handler)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(args.port_file + ".tmp", args.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve(Handler, args.port_file)
 
 
 if __name__ == "__main__":

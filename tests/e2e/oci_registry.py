@@ -31,14 +31,13 @@ import io
 import json
 import os
 import re
-import socketserver
 import sys
 import tarfile
-import threading
 import urllib.parse
 
+from faulty_http import lock, send_ranged, serve, take_cut
+
 args = None
-lock = threading.Lock()
 blobs = {}        # digest -> path
 manifests = {}    # (repo, ref) -> (media type, digest)
 cuts = {}         # digest -> [bytes, times]
@@ -205,51 +204,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = bytearray(open(blobs[ref], "rb").read())
         if ref in corrupt:
             data[len(data) // 2] ^= 0xFF
-        size = len(data)
-        start = 0
-        mr = re.match(r"bytes=(\d+)-$", self.headers.get("Range") or "")
-        status = 200
-        hdrs = []
-        if mr:
-            start = int(mr.group(1))
-            if start >= size:
-                return self.reply(416, headers=[("Content-Range", "bytes */%d" % size)],
-                                  authed=authed)
-            status = 206
-            hdrs.append(("Content-Range", "bytes %d-%d/%d" % (start, size - 1, size)))
-        self.log_req(status, authed)
-        self.send_response(status)
-        for k, v in hdrs:
-            self.send_header(k, v)
-        self.send_header("Content-Length", str(size - start))
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Docker-Content-Digest", ref)
-        self.end_headers()
-        if self.command == "HEAD":
-            return
-        limit = None
-        with lock:
-            c = cuts.get(ref)
-            if c and c[1] > 0:
-                c[1] -= 1
-                limit = c[0]
-        body = bytes(data[start:])
-        if limit is not None:
-            self.wfile.write(body[:limit])
-            self.wfile.flush()
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return
-        self.wfile.write(body)
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], (ConnectionError, OSError)):
-            super().handle_error(request, client_address)
+        send_ranged(self, bytes(data), lambda st: self.log_req(st, authed),
+                    headers=[("Docker-Content-Digest", ref)],
+                    cut=lambda: take_cut(cuts, ref))
 
 
 desc = {}
@@ -280,15 +237,7 @@ def main():
         else:
             what, n, times = parts[0], parts[1], parts[2] if len(parts) > 2 else 1
         cuts[blob_of(desc, what)] = [int(n), int(times)]
-    srv = Server(("127.0.0.1", 0), Handler)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(args.port_file + ".tmp", args.port_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve(Handler, args.port_file)
 
 
 if __name__ == "__main__":
