@@ -44,3 +44,43 @@ done_testing() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# wait_port FILE: the port a test server (faulty_http.py) writes to FILE
+# once it listens; waits up to 6 s.
+wait_port() {
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
+		[ -s "$1" ] && break
+		sleep 0.25
+	done
+	cat "$1"
+}
+
+# mkdeb NAME VERSION DEPENDS [KiB [ARCH]]: a fake package built in $W/src
+# into $REPO; KiB of random data make it that big.
+mkdeb() {
+	d=$W/src/$1
+	mkdir -p "$d/DEBIAN" "$d/usr/share/doc/$1"
+	{
+		echo "Package: $1"
+		echo "Version: $2"
+		echo "Architecture: ${5:-amd64}"
+		echo "Maintainer: provision tests <tests@example.org>"
+		[ -n "$3" ] && echo "Depends: $3"
+		echo "Description: fake $1 for provision's tests"
+	} >"$d/DEBIAN/control"
+	if [ "${4:-0}" -gt 0 ]; then
+		head -c $(($4 * 1024)) /dev/urandom >"$d/usr/share/doc/$1/blob"
+	else
+		echo "$1 $2" >"$d/usr/share/doc/$1/README"
+	fi
+	dpkg-deb -Znone --root-owner-group --build "$d" \
+		"$REPO/${1}_$(echo "$2" | sed 's/^[0-9]*://')_${5:-amd64}.deb" >/dev/null
+}
+
+# reg_digest JSON IMAGE KEY...: a value from oci_registry.py's images.json,
+# e.g. reg_digest "$W/reg/images.json" repo:tag amd64 layers 0
+reg_digest() {
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]
+for k in sys.argv[3:]: v = v[int(k)] if k.isdigit() else v[k]
+print(v)' "$@"
+}

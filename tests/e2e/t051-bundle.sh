@@ -41,25 +41,6 @@ run() {
 
 REPO=$W/repo
 mkdir -p "$REPO" "$W/src"
-mkdeb() {	# mkdeb NAME VERSION DEPENDS [KiB [ARCH]]
-	d=$W/src/$1
-	mkdir -p "$d/DEBIAN" "$d/usr/share/doc/$1"
-	{
-		echo "Package: $1"
-		echo "Version: $2"
-		echo "Architecture: ${5:-amd64}"
-		echo "Maintainer: provision tests <tests@example.org>"
-		[ -n "$3" ] && echo "Depends: $3"
-		echo "Description: fake $1 for provision's bundle test"
-	} >"$d/DEBIAN/control"
-	if [ "${4:-0}" -gt 0 ]; then
-		head -c $(($4 * 1024)) /dev/urandom >"$d/usr/share/doc/$1/blob"
-	else
-		echo "$1 $2" >"$d/usr/share/doc/$1/README"
-	fi
-	dpkg-deb -Znone --root-owner-group --build "$d" \
-		"$REPO/${1}_$(echo "$2" | sed 's/^[0-9]*://')_${5:-amd64}.deb" >/dev/null
-}
 mkdeb ca-certificates 20230311 "" 0 all
 mkdeb curl 7.88.1-10+deb12u5 "libcurl4 (= 7.88.1-10+deb12u5)"
 mkdeb libcurl4 7.88.1-10+deb12u5 "libc6 (>= 2.34)"
@@ -82,11 +63,7 @@ start_httpd() {	# start_httpd [bundle_httpd.py options]
 	python3 "$TOP/tests/e2e/bundle_httpd.py" "$REPO" --port-file "$W/port" \
 		--log "$W/http.log" "$@" &
 	HTTPD_PID=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		[ -s "$W/port" ] && break
-		sleep 0.25
-	done
-	PORT=$(cat "$W/port")
+	PORT=$(wait_port "$W/port")
 	SRC="deb [trusted=yes] http://127.0.0.1:$PORT/ ./"
 }
 

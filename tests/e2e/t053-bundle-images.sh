@@ -41,30 +41,14 @@ run() {
 	return $rc
 }
 
-wait_port() {	# wait_port FILE
-	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
-		[ -s "$1" ] && break
-		sleep 0.25
-	done
-	cat "$1"
-}
-
 # ------------------------------------------------------------ packages
 
 REPO=$W/repo
 mkdir -p "$REPO" "$W/src"
-mkdeb() {	# mkdeb NAME VERSION [ARCH]
-	d=$W/src/$1
-	mkdir -p "$d/DEBIAN" "$d/usr/share/doc/$1"
-	printf 'Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: t <t@example.org>\nDescription: fake %s\n' \
-		"$1" "$2" "${3:-amd64}" "$1" >"$d/DEBIAN/control"
-	echo "$1" >"$d/usr/share/doc/$1/README"
-	dpkg-deb -Znone --root-owner-group --build "$d" "$REPO/${1}_$2_${3:-amd64}.deb" >/dev/null
-}
-mkdeb ca-certificates 20230311 all
-mkdeb curl 7.88.1-10
-mkdeb chrony 4.3-2
-mkdeb prometheus-node-exporter 1.5.0-1
+mkdeb ca-certificates 20230311 "" 0 all
+mkdeb curl 7.88.1-10 ""
+mkdeb chrony 4.3-2 ""
+mkdeb prometheus-node-exporter 1.5.0-1 ""
 (cd "$REPO" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null)
 python3 "$TOP/tests/e2e/bundle_httpd.py" "$REPO" --port-file "$W/hport" &
 HTTPD_PID=$!
@@ -82,9 +66,7 @@ start_registry() {	# start_registry [oci_registry.py options]
 	MIRROR="nvcr.io=http://127.0.0.1:$(wait_port "$W/rport")"
 }
 d() {	# d KEY...: a digest from the registry's description
-	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"]
-for k in sys.argv[2:]: v = v[int(k)] if k.isdigit() else v[k]
-print(v)' "$W/reg/images.json" "$@"
+	reg_digest "$W/reg/images.json" nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04 "$@"
 }
 
 cat >"$W/plan.yaml" <<EOF

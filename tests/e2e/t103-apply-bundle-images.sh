@@ -61,18 +61,8 @@ show() {	# show FILE: the end of FILE as TAP comments
 	tail -n "${2:-25}" "$1" | sed 's/^/# /'
 }
 
-wait_port() {	# wait_port FILE
-	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
-		[ -s "$1" ] && break
-		sleep 0.25
-	done
-	cat "$1"
-}
-
 d() {	# d IMAGE KEY...: a digest from the registry's description
-	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]
-for k in sys.argv[3:]: v = v[int(k)] if k.isdigit() else v[k]
-print(v)' "$W/reg/images.json" "$@"
+	reg_digest "$W/reg/images.json" "$@"
 }
 
 # ------------------------------------------------------------ the bundle
