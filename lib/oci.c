@@ -688,17 +688,17 @@ out:
 /*
  * GET a manifest, with a token when the registry asks for one (*auth
  * keeps it for the next requests).  The body's digest is checked against
- * `want` (or the registry's Docker-Content-Digest when want is NULL).
+ * `want` (or the registry's Docker-Content-Digest when want is NULL);
+ * `hex` gets it, the manifest's own digest.
  */
 static int
 oci_get_manifest(struct oci_answer *a, const struct oci_ref *ref,
     const char *base, const char *target, const char *want, char **auth,
-    const struct oci_opts *o, struct prov_err *err)
+    char hex[ARC_SHA256_HEX], const struct oci_opts *o, struct prov_err *err)
 {
 	struct oci_challenge	 c = OCI_CHALLENGE_INIT;
 	char			*url = xasprintf("%s/v2/%s/manifests/%s", base,
 				    ref->repo, target);
-	char			 hex[ARC_SHA256_HEX];
 	int			 r = -1;
 
 	if (oci_get(a, url, OCI_ACCEPT, *auth, o, err) != 0)
@@ -769,7 +769,7 @@ oci_resolve(struct oci_image *out, const char *refs, const char *arch,
 	if ((base = oci_base_url(&ref, o, err)) == NULL)
 		goto out;
 	if (oci_get_manifest(&a, &ref, base, oci_ref_target(&ref), ref.digest,
-	    &img.auth, o, err) != 0)
+	    &img.auth, hex, o, err) != 0)
 		goto fail;
 	if (oci_manifest_parse(&m, a.body.buf, a.body.len, a.ctype, err) != 0)
 		goto fail;
@@ -795,7 +795,7 @@ oci_resolve(struct oci_image *out, const char *refs, const char *arch,
 		oci_manifest_release(&m);
 		oci_answer_release(&a);
 		if (oci_get_manifest(&a, &ref, base, digest, digest, &img.auth,
-		    o, err) != 0)
+		    hex, o, err) != 0)
 			goto fail;
 		if (oci_manifest_parse(&m, a.body.buf, a.body.len, a.ctype,
 		    err) != 0)
@@ -805,11 +805,8 @@ oci_resolve(struct oci_image *out, const char *refs, const char *arch,
 			    "(%s) is not supported", digest);
 			goto fail;
 		}
-	} else {
-		if (arc_sha256_buf(hex, a.body.buf, a.body.len, err) != 0)
-			goto fail;
+	} else
 		digest = xasprintf("sha256:%s", hex);
-	}
 	img.ref = xstrdup(refs);
 	img.digest = digest;
 	digest = NULL;
