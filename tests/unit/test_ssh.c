@@ -534,6 +534,30 @@ START_TEST(test_ssh_stdin)
 END_TEST
 
 /*
+ * `job` once on each of the first n hosts, through a pool with `threads`
+ * send threads (cfg.send_threads); o gets the results.  Returns how many
+ * send threads the pool started.
+ */
+static size_t
+test_run_once(struct ssh_config *cfg, long threads, const struct ssh_job *job,
+    size_t n, struct test_once *o)
+{
+	struct ssh_pool		*pool = NULL;
+	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, o };
+	struct prov_err		 err = PROV_ERR_INIT;
+	size_t			 started;
+
+	memset(o, 0, sizeof *o);
+	o->job = job;
+	cfg->send_threads = threads;
+	ck_assert_ok(ssh_pool_new(&pool, cfg, test_hosts, n, &err), &err);
+	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	started = ssh_pool_send_threads(pool);
+	ssh_pool_free(pool);
+	return started;
+}
+
+/*
  * Upload, command and download in one job: inline (no send thread), then
  * with two send threads, which the 3 MB uploads are lent to.
  */
@@ -541,11 +565,8 @@ START_TEST(test_ssh_files)
 {
 	static const long	 threads[] = { -1, 2 };
 	struct ssh_config	 cfg = test_cfg();
-	struct ssh_pool		*pool = NULL;
 	struct ssh_job		 job = SSH_JOB_INIT;
 	struct test_once	 o;
-	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
-	struct prov_err		 err = PROV_ERR_INIT;
 	struct buf		 a = BUF_INIT, b = BUF_INIT;
 	char			*src = test_file("payload"), *dst, *cmd, *dl;
 	size_t			 i;
@@ -562,13 +583,8 @@ START_TEST(test_ssh_files)
 	job.command = cmd;
 	job.download_src = src;
 	job.download_dst = dl;
-	memset(&o, 0, sizeof o);
-	o.job = &job;
-	cfg.send_threads = threads[_i];
-	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 3, &err), &err);
-	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
-	ck_assert_uint_eq(ssh_pool_send_threads(pool), _i == 0 ? 0 : 2);
-	ssh_pool_free(pool);
+	ck_assert_uint_eq(test_run_once(&cfg, threads[_i], &job, 3, &o),
+	    _i == 0 ? 0 : 2);
 	ck_assert_int_eq(buf_read_file(&a, src), 0);
 	for (i = 0; i < 3; i++) {
 		struct ssh_result	*r = &o.res[i];
@@ -611,11 +627,8 @@ END_TEST
 START_TEST(test_ssh_upload_lent_error)
 {
 	struct ssh_config	 cfg = test_cfg();
-	struct ssh_pool		*pool = NULL;
 	struct ssh_job		 job = SSH_JOB_INIT;
 	struct test_once	 o;
-	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
-	struct prov_err		 err = PROV_ERR_INIT;
 	char			*src = test_file("payload4m"), *dst;
 
 	TEST_LIVE();
@@ -624,13 +637,7 @@ START_TEST(test_ssh_upload_lent_error)
 	    "mount -t tmpfs -o size=1m provtest %s", src, dst, dst);
 	job.upload_src = src;
 	job.upload_dst = dst;
-	memset(&o, 0, sizeof o);
-	o.job = &job;
-	cfg.send_threads = 2;
-	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 1, &err), &err);
-	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
-	ck_assert_uint_eq(ssh_pool_send_threads(pool), 2);
-	ssh_pool_free(pool);
+	ck_assert_uint_eq(test_run_once(&cfg, 2, &job, 1, &o), 2);
 	/* the staged part is removed, over the same session */
 	test_sh("[ -z \"$(ls -A %s)\" ] && umount %s", dst, dst);
 	ck_assert_int_eq(o.res[0].status, SSH_ERROR);
@@ -674,13 +681,11 @@ test_stall_main(void *arg)
 START_TEST(test_ssh_upload_lent_timeout)
 {
 	struct ssh_config	 cfg = test_cfg();
-	struct ssh_pool		*pool = NULL;
 	struct ssh_job		 job = SSH_JOB_INIT;
 	struct test_once	 o;
-	struct ssh_handler	 h = { test_once_next, test_once_done, NULL, &o };
-	struct prov_err		 err = PROV_ERR_INIT;
 	struct test_stall	 t = { NULL, 0 };
 	int			 stopped;
+	size_t			 started;
 	pthread_t		 tid;
 	char			*src = test_file("sparse1g");
 
@@ -690,19 +695,14 @@ START_TEST(test_ssh_upload_lent_timeout)
 	job.upload_src = src;
 	job.upload_dst = t.dir;
 	job.timeout_s = 6;
-	memset(&o, 0, sizeof o);
-	o.job = &job;
-	cfg.send_threads = 1;
 	ck_assert_int_eq(pthread_create(&tid, NULL, test_stall_main, &t), 0);
-	ck_assert_ok(ssh_pool_new(&pool, &cfg, test_hosts, 1, &err), &err);
-	ck_assert_ok(ssh_pool_run(pool, &h, &err), &err);
+	started = test_run_once(&cfg, 1, &job, 1, &o);
 	stopped = t.stopped;
 	t.stopped = 3;
 	pthread_join(tid, NULL);
 	test_sh("for p in $(pgrep -P %d); do pkill -CONT -P $p; kill -CONT $p; "
 	    "done; rm -rf %s", (int)test_sshd_pid, t.dir);
-	ck_assert_uint_eq(ssh_pool_send_threads(pool), 1);
-	ssh_pool_free(pool);
+	ck_assert_uint_eq(started, 1);
 	ck_assert_int_eq(stopped, 1);
 	ck_assert_msg(o.res[0].status == SSH_TIMEOUT, "%s: %s",
 	    ssh_status_name(o.res[0].status), o.res[0].error);
