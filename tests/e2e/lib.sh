@@ -84,3 +84,20 @@ reg_digest() {
 for k in sys.argv[3:]: v = v[int(k)] if k.isdigit() else v[k]
 print(v)' "$@"
 }
+
+# run COMMAND...: stdout to $out, stderr to $err (the test sets both); on
+# failure the end of both as TAP comments.  The command's exit status.
+run() {
+	"$@" >"$out" 2>"$err"
+	rc=$?
+	[ $rc -ne 0 ] && sed 's/^/#   /' "$out" "$err" | tail -n 15
+	return $rc
+}
+
+# on ADDR COMMAND...: run on a testbed node as root, with the testbed's
+# key ($KEY) and known_hosts ($KH).
+on() {
+	a=$1; shift
+	ssh -q -i "$KEY" -o UserKnownHostsFile="$KH" -o StrictHostKeyChecking=yes \
+	    -o BatchMode=yes "root@$a" "$@"
+}

@@ -30,13 +30,6 @@ trap 'exit 130' INT TERM
 out=$W/out
 err=$W/err
 
-run() {
-	"$@" >"$out" 2>"$err"
-	rc=$?
-	[ $rc -ne 0 ] && sed 's/^/#   /' "$out" "$err" | tail -n 15
-	return $rc
-}
-
 # ------------------------------------------------------------ the repository
 
 REPO=$W/repo

@@ -34,13 +34,6 @@ trap 'exit 130' INT TERM
 out=$W/out
 err=$W/err
 
-run() {
-	"$@" >"$out" 2>"$err"
-	rc=$?
-	[ $rc -ne 0 ] && sed 's/^/#   /' "$out" "$err" | tail -n 15
-	return $rc
-}
-
 # ------------------------------------------------------------ packages
 
 REPO=$W/repo

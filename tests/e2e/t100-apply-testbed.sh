@@ -24,12 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-on() {	# on NODE-ADDR COMMAND...: run on a testbed node as root
-	a=$1; shift
-	ssh -q -i "$KEY" -o UserKnownHostsFile="$KH" -o StrictHostKeyChecking=yes \
-	    -o BatchMode=yes "root@$a" "$@"
-}
-
 check "testbed up" scripts/testbed up "$PLAN"
 check "check passes" "$PROVISION" check -q "$PLAN"
 

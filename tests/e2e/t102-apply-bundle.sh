@@ -37,12 +37,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-on() {	# on ADDR COMMAND...: run on a testbed node as root
-	a=$1; shift
-	ssh -q -i "$KEY" -o UserKnownHostsFile="$KH" -o StrictHostKeyChecking=yes \
-	    -o BatchMode=yes "root@$a" "$@"
-}
-
 show() {	# show FILE: the end of FILE as TAP comments
 	tail -n "${2:-25}" "$1" | sed 's/^/# /'
 }
