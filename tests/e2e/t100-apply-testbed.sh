@@ -82,8 +82,12 @@ PY
 
 # A worker lost in the middle of a run: the others finish, the state says
 # so, and --resume after bringing it back does only what is missing.
+# worker-02 must be lost before its munge step ends: a testbed node has no
+# init to start its daemons again when it comes back, so a munge step done
+# before the loss would leave munged down after it.  With munged stopped,
+# that step starts it, which takes over a second, and the loss lands in it.
 STATE2=$(mktemp -d /tmp/t100-state2.XXXXXX)
-on 127.0.10.3 "rm -f /etc/slurm/slurm.conf" >/dev/null 2>&1
+on 127.0.10.3 "rm -f /etc/slurm/slurm.conf; pkill -x munged" >/dev/null 2>&1
 ( "$PROVISION" apply --plain --state-dir "$STATE2" "$PLAN" > "$OUT/apply3.txt" 2>&1; echo $? > "$OUT/apply3.rc" ) &
 APID=$!
 # wait until worker-02 finished its first step, then take it away
