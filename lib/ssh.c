@@ -3361,6 +3361,7 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 	size_t		 np = 0, i;
 	double		 now = ssh_now(), due = 0;
 	int		 timeout, any_again = 0, r, jump_ready = 0;
+	int		 given_back = 0;
 
 	for (i = 0; i <= p->n; i++) {
 		struct ssh_conn	*c = i < p->n ? &p->c[i] : j;
@@ -3420,7 +3421,7 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 		if (who == NULL)			/* the jump session */
 			jump_ready = 1;
 		else if (who == (void *)p->back_pipe)	/* a send thread */
-			continue;
+			given_back = 1;
 		else if (who == (void *)j)		/* the jump, connecting */
 			j->revents = p->pfd[i].revents;
 		else if ((struct ssh_conn *)who >= p->c &&
@@ -3429,7 +3430,8 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 		else					/* a tunnel's end */
 			jump_ready = 1;
 	}
-	if (p->nlent > 0)
+	/* A send thread writes its byte after listing the host. */
+	if (given_back)
 		ssh_pool_take_back(p);
 	now = ssh_now();
 	if (j != NULL && (j->again || j->revents ||

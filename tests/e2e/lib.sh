@@ -58,8 +58,8 @@ wait_port() {
 # mkdeb NAME VERSION DEPENDS [KiB [ARCH]]: a fake package built in $W/src
 # into $REPO; KiB of random data make it that big.
 mkdeb() {
-	d=$W/src/$1
-	mkdir -p "$d/DEBIAN" "$d/usr/share/doc/$1"
+	_mkd=$W/src/$1
+	mkdir -p "$_mkd/DEBIAN" "$_mkd/usr/share/doc/$1"
 	{
 		echo "Package: $1"
 		echo "Version: $2"
@@ -67,13 +67,13 @@ mkdeb() {
 		echo "Maintainer: provision tests <tests@example.org>"
 		[ -n "$3" ] && echo "Depends: $3"
 		echo "Description: fake $1 for provision's tests"
-	} >"$d/DEBIAN/control"
+	} >"$_mkd/DEBIAN/control"
 	if [ "${4:-0}" -gt 0 ]; then
-		head -c $(($4 * 1024)) /dev/urandom >"$d/usr/share/doc/$1/blob"
+		head -c $(($4 * 1024)) /dev/urandom >"$_mkd/usr/share/doc/$1/blob"
 	else
-		echo "$1 $2" >"$d/usr/share/doc/$1/README"
+		echo "$1 $2" >"$_mkd/usr/share/doc/$1/README"
 	fi
-	dpkg-deb -Znone --root-owner-group --build "$d" \
+	dpkg-deb -Znone --root-owner-group --build "$_mkd" \
 		"$REPO/${1}_$(echo "$2" | sed 's/^[0-9]*://')_${5:-amd64}.deb" >/dev/null
 }
 
