@@ -79,7 +79,7 @@ static const struct schema_field cat_gpu_fields[] = {
 	F("pci_ids", SCHEMA_STRLIST, struct cat_gpu, pci_ids, 0),
 	F("memory_gb", SCHEMA_NUM, struct cat_gpu, memory_gb, NUL),
 	F("memory_type", SCHEMA_STR, struct cat_gpu, memory_type, NUL),
-	F("memory_bw_gbs", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
+	F("memory_bw_gbs", SCHEMA_NUM, struct cat_gpu, memory_bw_gbs, NUL),
 	F("power_w", SCHEMA_NUM, struct cat_gpu, power_w, NUL),
 	FE("form_factor", struct cat_gpu, form_factor, SCHEMA_REQUIRED, cat_gpu_ff),
 	F("slot_width", SCHEMA_INT, struct cat_gpu, slot_width, NUL),
@@ -91,9 +91,12 @@ static const struct schema_field cat_gpu_fields[] = {
 	F("fp16_tflops", SCHEMA_NUM, struct cat_gpu, fp16_tflops, NUL),
 	F("tensor_cores", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
 	F("length_mm", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
-	F("int8_tops", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
-	F("bf16_tflops", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
-	F("fp64_tflops", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
+	F("bf16_tflops", SCHEMA_NUM, struct cat_gpu, bf16_tflops, NUL),
+	F("tf32_tflops", SCHEMA_NUM, struct cat_gpu, tf32_tflops, NUL),
+	F("fp8_tflops", SCHEMA_NUM, struct cat_gpu, fp8_tflops, NUL),
+	F("fp4_tflops", SCHEMA_NUM, struct cat_gpu, fp4_tflops, NUL),
+	F("fp64_tflops", SCHEMA_NUM, struct cat_gpu, fp64_tflops, NUL),
+	F("int8_tops", SCHEMA_NUM, struct cat_gpu, int8_tops, NUL),
 	F("aux_power", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
 	F("logical_gpus", SCHEMA_IGNORE, struct cat_gpu, m.name, 0),
 	FEND
@@ -146,6 +149,7 @@ static const struct schema_field cat_sys_fields[] = {
 	F("memory_gb", SCHEMA_NUM, struct cat_system, memory_gb, NUL),
 	F("gpu_form_factors", SCHEMA_STRLIST, struct cat_system, gpu_form_factors, 0),
 	FE("cooling", struct cat_system, cooling, NUL, cat_sys_cooling),
+	F("nvlink_domain_gpus", SCHEMA_INT, struct cat_system, nvlink_domain_gpus, NUL),
 	FEND
 };
 
@@ -330,7 +334,10 @@ cat_defaults(enum cat_kind k, void *e)
 	case CAT_GPU: {
 		struct cat_gpu	*g = e;
 
-		g->memory_gb = g->power_w = g->nvlink_gbs = g->fp16_tflops = NAN;
+		g->memory_gb = g->power_w = g->nvlink_gbs = NAN;
+		g->memory_bw_gbs = g->fp16_tflops = g->bf16_tflops =
+		    g->tf32_tflops = g->fp8_tflops = g->fp4_tflops =
+		    g->fp64_tflops = g->int8_tops = NAN;
 		g->slot_width = g->pcie_gen = g->pcie_lanes = -1;
 		g->mig_max = 0;
 		g->pci_ids = (struct strvec)STRVEC_INIT;
@@ -358,7 +365,7 @@ cat_defaults(enum cat_kind k, void *e)
 		s->depth_mm = s->base_power_w = s->max_power_w =
 		    s->max_memory_gb = s->memory_gb = NAN;
 		s->rack_units = s->cpu_sockets = s->memory_slots = -1;
-		s->psu_count = -1;
+		s->psu_count = s->nvlink_domain_gpus = -1;
 		s->gpu_models = (struct strvec)STRVEC_INIT;
 		s->gpu_form_factors = (struct strvec)STRVEC_INIT;
 		break;

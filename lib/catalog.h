@@ -52,7 +52,11 @@ struct cat_gpu {
 	const char	*cooling;	/* passive active liquid */
 	double		 nvlink_gbs;
 	long		 mig_max;	/* 0: no MIG */
-	double		 fp16_tflops;
+	double		 memory_bw_gbs;
+	/* Dense (no 2:4 sparsity) tensor throughput per precision; NAN: not
+	   published or not supported.  `estimate` reads these. */
+	double		 fp16_tflops, bf16_tflops, tf32_tflops, fp8_tflops,
+			 fp4_tflops, fp64_tflops, int8_tops;
 };
 
 struct cat_nic {
@@ -121,6 +125,8 @@ struct cat_system {
 	size_t		 ndrives;
 	struct strvec	 gpu_form_factors;
 	const char	*cooling;	/* air liquid */
+	long		 nvlink_domain_gpus;	/* GPUs one NVLink/NVSwitch domain
+						   joins; -1: the system's own GPUs */
 	long		 psu_count;
 	const char	*psu_redundancy;	/* "N+1", "3+3" */
 	struct cat_psu_rating *psu_ratings;
