@@ -49,10 +49,183 @@ cmd_catalog_sv(struct cmd_ctx *ctx, const char *label, const struct strvec *sv)
 
 	if (sv->n == 0)
 		return;
-	fprintf(ctx->out, "  %-14s", label);
+	fprintf(ctx->out, "  %-19s ", label);
 	for (i = 0; i < sv->n; i++)
 		fprintf(ctx->out, "%s%s", i ? ", " : "", sv->v[i]);
 	fprintf(ctx->out, "\n");
+}
+
+/* One "label value unit" line; NAN (not given) prints as "-". */
+static void
+cmd_catalog_num(struct cmd_ctx *ctx, const char *label, double v,
+    const char *unit)
+{
+	if (isnan(v))
+		fprintf(ctx->out, "  %-19s -\n", label);
+	else
+		fprintf(ctx->out, "  %-19s %g%s%s\n", label, v, *unit ? " " : "",
+		    unit);
+}
+
+/* As cmd_catalog_num for counts, where -1 is "not given". */
+static void
+cmd_catalog_long(struct cmd_ctx *ctx, const char *label, long v)
+{
+	cmd_catalog_num(ctx, label, v < 0 ? NAN : (double)v, "");
+}
+
+static void
+cmd_catalog_str(struct cmd_ctx *ctx, const char *label, const char *v)
+{
+	fprintf(ctx->out, "  %-19s %s\n", label, v != NULL ? v : "-");
+}
+
+static void
+cmd_catalog_gpu(struct cmd_ctx *ctx, const struct cat_gpu *g)
+{
+	cmd_catalog_sv(ctx, "pci ids:", &g->pci_ids);
+	cmd_catalog_num(ctx, "memory:", g->memory_gb, "GB");
+	cmd_catalog_str(ctx, "memory type:", g->memory_type);
+	cmd_catalog_num(ctx, "memory bandwidth:", g->memory_bw_gbs, "GB/s");
+	cmd_catalog_num(ctx, "power:", g->power_w, "W");
+	cmd_catalog_str(ctx, "form factor:", g->form_factor);
+	cmd_catalog_long(ctx, "slot width:", g->slot_width);
+	cmd_catalog_long(ctx, "pcie gen:", g->pcie_gen);
+	cmd_catalog_long(ctx, "pcie lanes:", g->pcie_lanes);
+	cmd_catalog_str(ctx, "cooling:", g->cooling);
+	cmd_catalog_num(ctx, "nvlink:", g->nvlink_gbs, "GB/s");
+	cmd_catalog_long(ctx, "mig instances:", g->mig_max);
+	cmd_catalog_num(ctx, "fp16 dense:", g->fp16_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "bf16 dense:", g->bf16_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "tf32 dense:", g->tf32_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "fp8 dense:", g->fp8_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "fp4 dense:", g->fp4_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "fp64 dense:", g->fp64_tflops, "TFLOPS");
+	cmd_catalog_num(ctx, "int8 dense:", g->int8_tops, "TOPS");
+}
+
+static void
+cmd_catalog_nic(struct cmd_ctx *ctx, const struct cat_nic *n)
+{
+	cmd_catalog_sv(ctx, "pci ids:", &n->pci_ids);
+	cmd_catalog_str(ctx, "kind:", n->kind);
+	cmd_catalog_long(ctx, "ports:", n->ports);
+	cmd_catalog_num(ctx, "speed per port:", n->gbps, "Gb/s");
+	cmd_catalog_long(ctx, "pcie gen:", n->pcie_gen);
+	cmd_catalog_long(ctx, "pcie lanes:", n->pcie_lanes);
+	cmd_catalog_str(ctx, "form factor:", n->form_factor);
+	cmd_catalog_long(ctx, "slot width:", n->slot_width);
+	cmd_catalog_num(ctx, "power:", n->power_w, "W");
+	cmd_catalog_str(ctx, "on board:", n->onboard ? "yes" : "no");
+}
+
+static void
+cmd_catalog_cpu(struct cmd_ctx *ctx, const struct cat_cpu *c)
+{
+	cmd_catalog_long(ctx, "cores:", c->cores);
+	cmd_catalog_long(ctx, "threads:", c->threads);
+	cmd_catalog_num(ctx, "power:", c->power_w, "W");
+	cmd_catalog_long(ctx, "pcie gen:", c->pcie_gen);
+	cmd_catalog_long(ctx, "pcie lanes:", c->pcie_lanes);
+	cmd_catalog_long(ctx, "pcie lanes 2s:", c->pcie_lanes_2s);
+	cmd_catalog_long(ctx, "memory channels:", c->memory_channels);
+}
+
+static void
+cmd_catalog_fixed(struct cmd_ctx *ctx, const char *label,
+    const struct cat_fixed *f)
+{
+	if (f->model == NULL)
+		return;
+	if (f->role != NULL)
+		fprintf(ctx->out, "  %-19s %ld x %s (%s)\n", label, f->count,
+		    f->model, f->role);
+	else
+		fprintf(ctx->out, "  %-19s %ld x %s\n", label, f->count,
+		    f->model);
+}
+
+static void
+cmd_catalog_system(struct cmd_ctx *ctx, const struct cat_system *s)
+{
+	size_t	i;
+
+	cmd_catalog_long(ctx, "rack units:", s->rack_units);
+	cmd_catalog_num(ctx, "depth:", s->depth_mm, "mm");
+	cmd_catalog_num(ctx, "weight:", s->weight_kg, "kg");
+	cmd_catalog_num(ctx, "base power:", s->base_power_w, "W");
+	cmd_catalog_num(ctx, "max power:", s->max_power_w, "W");
+	cmd_catalog_str(ctx, "cooling:", s->cooling);
+	cmd_catalog_num(ctx, "heat to liquid:", s->heat_to_liquid_pct, "%");
+	cmd_catalog_long(ctx, "cpu sockets:", s->cpu_sockets);
+	cmd_catalog_fixed(ctx, "cpu:", &s->cpu);
+	cmd_catalog_long(ctx, "memory slots:", s->memory_slots);
+	cmd_catalog_num(ctx, "max memory:", s->max_memory_gb, "GB");
+	if (!isnan(s->memory_gb))
+		cmd_catalog_num(ctx, "memory:", s->memory_gb, "GB");
+	cmd_catalog_fixed(ctx, "gpus:", &s->gpus);
+	cmd_catalog_sv(ctx, "gpu models:", &s->gpu_models);
+	if (s->nvlink_domain_gpus > 0)
+		cmd_catalog_long(ctx, "nvlink domain:", s->nvlink_domain_gpus);
+	cmd_catalog_sv(ctx, "gpu form factors:", &s->gpu_form_factors);
+	for (i = 0; i < s->nnics; i++)
+		cmd_catalog_fixed(ctx, "nic:", &s->nics[i]);
+	for (i = 0; i < s->ndrives; i++)
+		fprintf(ctx->out, "  %-19s %ld x %g TB %s\n", "drive:",
+		    s->drives[i].count, s->drives[i].tb, s->drives[i].kind);
+	cmd_catalog_long(ctx, "psu count:", s->psu_count);
+	cmd_catalog_str(ctx, "psu redundancy:", s->psu_redundancy);
+	cmd_catalog_str(ctx, "psu inlet:", s->psu_inlet);
+	for (i = 0; i < s->npsu_ratings; i++)
+		fprintf(ctx->out, "  %-19s %g W at %g-%g V\n", "psu rating:",
+		    s->psu_ratings[i].watts, s->psu_ratings[i].volts_min,
+		    s->psu_ratings[i].volts_max);
+	fprintf(ctx->out, "  %-19s %zu\n", "pcie slots:", s->nslots);
+}
+
+static void
+cmd_catalog_switch(struct cmd_ctx *ctx, const struct cat_switch *w)
+{
+	size_t	i;
+
+	cmd_catalog_str(ctx, "kind:", w->kind);
+	for (i = 0; i < w->nports; i++)
+		fprintf(ctx->out, "  %-19s %ld x %g Gb/s\n", "ports:",
+		    w->ports[i].count, w->ports[i].gbps);
+	cmd_catalog_long(ctx, "rack units:", w->rack_units);
+	cmd_catalog_num(ctx, "depth:", w->depth_mm, "mm");
+	cmd_catalog_num(ctx, "weight:", w->weight_kg, "kg");
+	cmd_catalog_num(ctx, "power:", w->power_w, "W");
+	cmd_catalog_num(ctx, "typical power:", w->power_typical_w, "W");
+	cmd_catalog_long(ctx, "psu count:", w->psu_count);
+	cmd_catalog_str(ctx, "psu redundancy:", w->psu_redundancy);
+	cmd_catalog_str(ctx, "psu inlet:", w->psu_inlet);
+}
+
+/* Every field of one entry, as loaded: what `check` will use. */
+static void
+cmd_catalog_fields(struct cmd_ctx *ctx, const struct catalog *c,
+    enum cat_kind k, const char *id)
+{
+	switch (k) {
+	case CAT_GPU:
+		cmd_catalog_gpu(ctx, catalog_gpu(c, id));
+		break;
+	case CAT_NIC:
+		cmd_catalog_nic(ctx, catalog_nic(c, id));
+		break;
+	case CAT_CPU:
+		cmd_catalog_cpu(ctx, catalog_cpu(c, id));
+		break;
+	case CAT_SYSTEM:
+		cmd_catalog_system(ctx, catalog_system(c, id));
+		break;
+	case CAT_SWITCH:
+		cmd_catalog_switch(ctx, catalog_switch(c, id));
+		break;
+	default:
+		break;
+	}
 }
 
 static int
@@ -118,6 +291,7 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_catalog_sv(ctx, "sources:", &m->sources);
 		cmd_catalog_sv(ctx, "unconfirmed:", &m->unconfirmed);
 		cmd_catalog_sv(ctx, "unknown:", &m->unknown);
+		cmd_catalog_fields(ctx, c, (enum cat_kind)k, m->id);
 		r = 0;
 		goto out;
 	}

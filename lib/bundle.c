@@ -203,6 +203,8 @@ bundle_wantf(struct bundle *b, const char *why, const char *fmt, ...)
  * What the plan says of the nodes' GPUs: some node has an SXM one (an HGX
  * baseboard, where NVSwitch needs Fabric Manager), some node has no
  * NVIDIA GPU.  A GPU model the catalog does not name counts as NVIDIA's.
+ * Superchip trays (GH200, GB200) are not SXM: their NVLink switches, where
+ * there are any, are managed from the switch trays, not by the node.
  */
 static void
 bundle_plan_gpus(const struct plan *p, int *sxm, int *without)

@@ -48,7 +48,7 @@ static const char *const cat_sections[] = { "gpus", "nics", "cpus",
     "systems", "switches", "sources", NULL };
 
 static const char *const cat_gpu_ff[] = { "fhfl", "fhhl", "hhhl", "sxm2",
-    "sxm4", "sxm5", "oam", NULL };
+    "sxm4", "sxm5", "sxm6", "oam", "superchip", NULL };
 static const char *const cat_nic_ff[] = { "fhhl", "hhhl", "fhfl", "ocp3",
     "onboard", NULL };
 static const char *const cat_cooling[] = { "passive", "active", "liquid",
@@ -56,11 +56,15 @@ static const char *const cat_cooling[] = { "passive", "active", "liquid",
 static const char *const cat_nic_kinds[] = { "ethernet", "infiniband", "vpi",
     NULL };
 static const char *const cat_sys_cooling[] = { "air", "liquid", NULL };
+/* IEC 60320 appliance inlets on the supply, or no cord at all. */
+static const char *const cat_psu_inlets[] = { "C14", "C16", "C20", "C22",
+    "busbar", "hardwired", NULL };
 
 #define NOLIM 1, 0
 #define NUL SCHEMA_NULLABLE
 #define M(k, t, m) { k, t, offsetof(struct cat_meta, m), 0, NULL, NULL, NOLIM }
 #define F(k, t, s, m, fl) { k, t, offsetof(s, m), fl, NULL, NULL, NOLIM }
+#define FR(k, t, s, m, fl, lo, hi) { k, t, offsetof(s, m), fl, NULL, NULL, lo, hi }
 #define FE(k, s, m, fl, e) { k, SCHEMA_ENUM, offsetof(s, m), fl, e, NULL, NOLIM }
 #define FEND { NULL, SCHEMA_END, 0, 0, NULL, NULL, NOLIM }
 
@@ -150,6 +154,9 @@ static const struct schema_field cat_sys_fields[] = {
 	F("gpu_form_factors", SCHEMA_STRLIST, struct cat_system, gpu_form_factors, 0),
 	FE("cooling", struct cat_system, cooling, NUL, cat_sys_cooling),
 	F("nvlink_domain_gpus", SCHEMA_INT, struct cat_system, nvlink_domain_gpus, NUL),
+	FR("weight_kg", SCHEMA_NUM, struct cat_system, weight_kg, NUL, 0, 100000),
+	FR("heat_to_liquid_pct", SCHEMA_NUM, struct cat_system,
+	    heat_to_liquid_pct, NUL, 0, 100),
 	FEND
 };
 
@@ -176,12 +183,14 @@ static const struct schema_field cat_drive_fields[] = {
 struct cat_psu_raw {
 	long			 count;
 	const char		*redundancy;
+	const char		*inlet;
 	const struct yml_node	*ratings;
 };
 
 static const struct schema_field cat_psu_fields[] = {
 	F("count", SCHEMA_INT, struct cat_psu_raw, count, NUL),
 	F("redundancy", SCHEMA_STR, struct cat_psu_raw, redundancy, NUL),
+	FE("inlet", struct cat_psu_raw, inlet, NUL, cat_psu_inlets),
 	F("ratings", SCHEMA_NODE, struct cat_psu_raw, ratings, 0),
 	F("model", SCHEMA_IGNORE, struct cat_psu_raw, count, 0),
 	F("efficiency", SCHEMA_IGNORE, struct cat_psu_raw, count, 0),
@@ -231,8 +240,12 @@ static const struct schema_field cat_ports_fields[] = {
 	FEND
 };
 
-struct cat_sw_raw {
-	const struct yml_node	*ports, *psu;
+/* A switch's psu: no ratings, the checker budgets power_w. */
+static const struct schema_field cat_sw_psu_fields[] = {
+	F("count", SCHEMA_INT, struct cat_switch, psu_count, NUL),
+	F("redundancy", SCHEMA_STR, struct cat_switch, psu_redundancy, NUL),
+	FE("inlet", struct cat_switch, psu_inlet, NUL, cat_psu_inlets),
+	FEND
 };
 
 static const struct schema_field cat_switch_fields[] = {
@@ -242,8 +255,9 @@ static const struct schema_field cat_switch_fields[] = {
 	F("depth_mm", SCHEMA_NUM, struct cat_switch, depth_mm, NUL),
 	F("power_w", SCHEMA_NUM, struct cat_switch, power_w, NUL),
 	F("power_typical_w", SCHEMA_NUM, struct cat_switch, power_typical_w, NUL),
+	FR("weight_kg", SCHEMA_NUM, struct cat_switch, weight_kg, NUL, 0, 100000),
 	F("ports", SCHEMA_IGNORE, struct cat_switch, m.name, 0),
-	F("psu", SCHEMA_IGNORE, struct cat_switch, m.name, 0),
+	{ "psu", SCHEMA_OBJ, 0, NUL, NULL, cat_sw_psu_fields, NOLIM },
 	F("model_number", SCHEMA_IGNORE, struct cat_switch, m.name, 0),
 	F("managed", SCHEMA_IGNORE, struct cat_switch, m.name, 0),
 	FEND
@@ -363,7 +377,8 @@ cat_defaults(enum cat_kind k, void *e)
 		struct cat_system	*s = e;
 
 		s->depth_mm = s->base_power_w = s->max_power_w =
-		    s->max_memory_gb = s->memory_gb = NAN;
+		    s->max_memory_gb = s->memory_gb = s->weight_kg =
+		    s->heat_to_liquid_pct = NAN;
 		s->rack_units = s->cpu_sockets = s->memory_slots = -1;
 		s->psu_count = s->nvlink_domain_gpus = -1;
 		s->gpu_models = (struct strvec)STRVEC_INIT;
@@ -373,8 +388,9 @@ cat_defaults(enum cat_kind k, void *e)
 	case CAT_SWITCH: {
 		struct cat_switch	*w = e;
 
-		w->depth_mm = w->power_w = w->power_typical_w = NAN;
-		w->rack_units = -1;
+		w->depth_mm = w->power_w = w->power_typical_w = w->weight_kg =
+		    NAN;
+		w->rack_units = w->psu_count = -1;
 		break;
 	}
 	default:
@@ -464,12 +480,13 @@ cat_load_system(const struct schema_ctx *sc, const struct yml_node *v,
 		}
 	}
 	if ((n = yml_map_get(v, "psu")) != NULL && !yml_is_null(n)) {
-		struct cat_psu_raw	pr = { -1, NULL, NULL };
+		struct cat_psu_raw	pr = { -1, NULL, NULL, NULL };
 
 		if (schema_bind(sc, n, cat_psu_fields, &pr) != 0)
 			r = -1;
 		s->psu_count = pr.count;
 		s->psu_redundancy = pr.redundancy;
+		s->psu_inlet = pr.inlet;
 		if (pr.ratings != NULL && pr.ratings->kind == YML_SEQ) {
 			s->psu_ratings = xcalloc(pr.ratings->n + 1,
 			    sizeof *s->psu_ratings);

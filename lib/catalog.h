@@ -46,7 +46,8 @@ struct cat_gpu {
 	double		 memory_gb;
 	const char	*memory_type;
 	double		 power_w;
-	const char	*form_factor;	/* fhfl fhhl hhhl sxm2 sxm4 sxm5 oam */
+	const char	*form_factor;	/* fhfl fhhl hhhl sxm2 sxm4 sxm5 sxm6
+					   oam superchip */
 	long		 slot_width;	/* 1, 2; 0 for baseboard (SXM/OAM) */
 	long		 pcie_gen, pcie_lanes;
 	const char	*cooling;	/* passive active liquid */
@@ -127,8 +128,12 @@ struct cat_system {
 	const char	*cooling;	/* air liquid */
 	long		 nvlink_domain_gpus;	/* GPUs one NVLink/NVSwitch domain
 						   joins; -1: the system's own GPUs */
+	double		 weight_kg;	/* maximum configured weight */
+	double		 heat_to_liquid_pct;	/* share of the heat a liquid loop
+						   removes, 0..100; NAN: not given */
 	long		 psu_count;
 	const char	*psu_redundancy;	/* "N+1", "3+3" */
+	const char	*psu_inlet;	/* C14 C16 C20 C22 busbar hardwired */
 	struct cat_psu_rating *psu_ratings;
 	size_t		 npsu_ratings;
 	struct cat_slot	*slots;
@@ -149,6 +154,10 @@ struct cat_switch {
 	double		 depth_mm;
 	double		 power_w;
 	double		 power_typical_w;
+	double		 weight_kg;
+	long		 psu_count;
+	const char	*psu_redundancy;
+	const char	*psu_inlet;
 };
 
 struct catalog;

@@ -256,11 +256,12 @@ check_is(const struct cat_meta *m, const char *id)
 	    id));
 }
 
+/* Modules that come soldered or socketed on a system's board, never in a slot. */
 static int
 check_baseboard_ff(const char *ff)
 {
 	return ff != NULL && (strncmp(ff, "sxm", 3) == 0 ||
-	    strcmp(ff, "oam") == 0);
+	    strcmp(ff, "oam") == 0 || strcmp(ff, "superchip") == 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1051,8 +1052,9 @@ check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 		    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
 		    g->m.id, g->form_factor), xasprintf("'%s' has no GPU "
 		    "baseboard",
-		    sys->m.id), xasprintf("%s modules need an HGX/DGX system "
-		    "that names them under gpus; use a PCIe GPU here",
+		    sys->m.id), xasprintf("%s modules need a system that "
+		    "names them under gpus (an HGX or OAM baseboard, a DGX, a "
+		    "superchip tray); use a PCIe GPU here",
 		    g->form_factor), NAN, NAN, loc);
 		return;
 	}

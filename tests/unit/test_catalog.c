@@ -518,6 +518,24 @@ static const struct {
 	  "x.yaml:5:35: unknown height 'tall' (one of 'full', 'low')\n" },
 	{ "- a\n- b\n", "x.yaml:1:1: 'catalog file' must be a mapping, not "
 	    "a list\n" },
+	/* The fields for weight, PSU inlets and liquid cooling. */
+	{ "systems:\n"
+	  "  s1:\n"
+	  "    name: S\n"
+	  "    heat_to_liquid_pct: 120\n"
+	  "    weight_kg: heavy\n"
+	  "    psu: { count: 2, inlet: C19 }\n",
+	  "x.yaml:4:25: 'heat_to_liquid_pct' is 120, outside 0..100\n"
+	  "x.yaml:5:16: 'weight_kg' must be a number, not 'heavy'\n"
+	  "x.yaml:6:29: unknown inlet 'C19' (did you mean 'C14'?)\n" },
+	{ "switches:\n"
+	  "  w1:\n"
+	  "    name: W\n"
+	  "    kind: ethernet\n"
+	  "    ports: [ { count: 48, gbps: 25 } ]\n"
+	  "    psu: { count: 2, inlet: c14, fans: 6 }\n",
+	  "x.yaml:6:29: unknown inlet 'c14' (did you mean 'C14'?)\n"
+	  "x.yaml:6:34: unknown key 'fans'\n" },
 	/* Errors come sorted by place, whatever order they were found in. */
 	{ "gpus:\n"
 	  "  g1: { name: G, form_factor: bad }\n"
@@ -525,7 +543,7 @@ static const struct {
 	  "  c1: { name: C, cores: many }\n"
 	  "bogus: 1\n",
 	  "x.yaml:2:31: unknown form_factor 'bad' (one of 'fhfl', 'fhhl', "
-	  "'hhhl', 'sxm2', 'sxm4', 'sxm5', 'oam')\n"
+	  "'hhhl', 'sxm2', 'sxm4', 'sxm5', 'sxm6', 'oam', 'superchip')\n"
 	  "x.yaml:4:25: 'cores' must be a whole number, not 'many'\n"
 	  "x.yaml:5:1: unknown catalog section 'bogus'\n" },
 };
@@ -699,6 +717,9 @@ START_TEST(test_catalog_unknown_values)
 	ck_assert_int_eq(s->rack_units, -1);
 	ck_assert_int_eq(s->cpu_sockets, -1);
 	ck_assert_int_eq(s->psu_count, -1);
+	ck_assert(isnan(s->weight_kg));
+	ck_assert(isnan(s->heat_to_liquid_pct));
+	ck_assert_ptr_null(s->psu_inlet);
 	ck_assert_int_eq(s->cpu.count, -1);
 	ck_assert_int_eq(s->gpus.count, -1);
 	ck_assert_ptr_null(s->gpus.model);
@@ -708,6 +729,10 @@ START_TEST(test_catalog_unknown_values)
 	ck_assert(isnan(w->power_w));
 	ck_assert(isnan(w->depth_mm));
 	ck_assert_int_eq(w->rack_units, -1);
+	ck_assert(isnan(w->weight_kg));
+	ck_assert_int_eq(w->psu_count, -1);
+	ck_assert_ptr_null(w->psu_redundancy);
+	ck_assert_ptr_null(w->psu_inlet);
 	ck_assert_int_eq(w->ports[0].count, 48);
 	catalog_free(c);
 }
