@@ -335,6 +335,61 @@ START_TEST(test_catalog_lookup_others)
 }
 END_TEST
 
+/*
+ * Today's systems: a DGX with its PSUs, a rack-scale system and the node
+ * tray of it, a switch with weight and PSUs; the fields check will read.
+ */
+START_TEST(test_catalog_lookup_new_systems)
+{
+	struct catalog		*c = test_catalog_shipped();
+	const struct cat_system	*s = catalog_system(c, "dgx-b200");
+	const struct cat_system	*t = catalog_system(c, "dgx-gb200-tray");
+	const struct cat_system	*r = catalog_system(c, "nvl72");
+	const struct cat_switch	*w = catalog_switch(c, "qm9700");
+	const struct cat_gpu	*g = catalog_gpu(c, "gb200");
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->rack_units, 10);
+	ck_assert_double_eq(s->weight_kg, 142.4);
+	ck_assert_double_eq(s->max_power_w, 14300);
+	ck_assert_str_eq(s->gpus.model, "b200-sxm");
+	ck_assert_str_eq(s->psu_redundancy, "5+1");
+	ck_assert_ptr_null(s->psu_inlet);
+	ck_assert(test_catalog_has(&s->m.unknown, "psu.inlet"));
+	ck_assert(isnan(s->heat_to_liquid_pct));
+	ck_assert_str_eq(catalog_gpu(c, s->gpus.model)->form_factor, "sxm6");
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->nvlink_domain_gpus, 72);
+	ck_assert_str_eq(t->cooling, "liquid");
+	ck_assert_double_eq(t->heat_to_liquid_pct, 84);
+	ck_assert_str_eq(t->psu_inlet, "busbar");
+	ck_assert_int_eq(t->psu_count, -1);
+	ck_assert_uint_eq(t->npsu_ratings, 0);
+	ck_assert_str_eq(t->cpu.model, "nvidia-grace");
+	ck_assert_int_eq(t->gpus.count, 4);
+
+	ck_assert_ptr_eq(r, catalog_system(c, "dgx-gb200-nvl72"));
+	ck_assert_int_eq(r->gpus.count, 72);
+	ck_assert_int_eq(r->psu_count, 8);
+	ck_assert_double_eq(r->weight_kg, 1360);
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(g->form_factor, "superchip");
+	ck_assert_double_eq(g->power_w, 1200);
+	ck_assert_int_eq(g->slot_width, -1);
+
+	ck_assert_double_eq(w->weight_kg, 14.8);
+	ck_assert_int_eq(w->psu_count, 2);
+	ck_assert_str_eq(w->psu_redundancy, "1+1");
+	ck_assert_ptr_null(w->psu_inlet);
+	ck_assert(isnan(catalog_switch(c, "qm8700")->weight_kg));
+	ck_assert_int_eq(catalog_switch(c, "sn5600")->ports[0].count, 64);
+	ck_assert_int_eq(catalog_switch(c, "q3400")->rack_units, -1);
+	catalog_free(c);
+}
+END_TEST
+
 START_TEST(test_catalog_by_pci)
 {
 	struct catalog	*c = test_catalog_shipped();
@@ -348,6 +403,27 @@ START_TEST(test_catalog_by_pci)
 	    catalog_gpu(c, "a100-pcie-40gb"));
 	ck_assert_ptr_eq(catalog_nic_by_pci(c, "15b3:101b"),
 	    catalog_nic(c, "connectx-6-hdr-1p"));
+	/* Device ids issue 16 found missing: VMs' virtual functions, older and
+	   newer GPUs. */
+	ck_assert_ptr_eq(catalog_nic_by_pci(c, "15b3:101c"),
+	    catalog_nic(c, "connectx-6-hdr-1p"));
+	ck_assert_ptr_nonnull(catalog_nic_by_pci(c, "15b3:101e"));
+	ck_assert_ptr_eq(catalog_nic_by_pci(c, "15b3:1023"),
+	    catalog_nic(c, "connectx-8-supernic"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:1df6"),
+	    catalog_gpu(c, "v100s-pcie-32gb"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:15f8"),
+	    catalog_gpu(c, "p100-pcie-16gb"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:2342"),
+	    catalog_gpu(c, "gh200-96gb"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:2348"),
+	    catalog_gpu(c, "gh200-144gb"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:2941"),
+	    catalog_gpu(c, "gb200"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "10de:2901"),
+	    catalog_gpu(c, "b200-sxm"));
+	ck_assert_ptr_eq(catalog_gpu_by_pci(c, "1002:74a5"),
+	    catalog_gpu(c, "mi325x"));
 	ck_assert_ptr_null(catalog_gpu_by_pci(c, "10de:ffff"));
 	ck_assert_ptr_null(catalog_gpu_by_pci(c, "15b3:101b"));
 	ck_assert_ptr_null(catalog_nic_by_pci(c, "10de:20b5"));
@@ -807,6 +883,7 @@ catalog_suite(void)
 	tcase_add_test(tc, test_catalog_lookup_gpu);
 	tcase_add_test(tc, test_catalog_lookup_system);
 	tcase_add_test(tc, test_catalog_lookup_others);
+	tcase_add_test(tc, test_catalog_lookup_new_systems);
 	tcase_add_test(tc, test_catalog_by_pci);
 	suite_add_tcase(s, tc);
 
