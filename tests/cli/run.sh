@@ -9,6 +9,10 @@
 #   tests/fixtures/check/NAME.err       its stderr, when this file exists
 #   tests/fixtures/check/NAME.code      its exit code, when this file exists
 #
+#   tests/fixtures/catalog/NAME.args    `provision catalog ARGS` must exit 0
+#   tests/fixtures/catalog/NAME.out     and print exactly this (the profiles
+#                                       path relative to the root, no line)
+#
 # Paths are given to provision as tests/fixtures/..., from the repository
 # root, so messages name files the same way on every machine.  PROVISION
 # is the binary (default ./provision); ONLY=PATTERN runs the fixtures whose
@@ -148,6 +152,57 @@ for plan in tests/fixtures/check/*.yaml; do
 	fi
 	report "$ok" "check $name"
 done
+
+# Catalog entries as loaded: every field `check` reads, new ones included.
+for args in tests/fixtures/catalog/*.args; do
+	[ -f "$args" ] || continue
+	selected "$args" || continue
+	want=${args%.args}.out
+	name=${args#tests/fixtures/}
+	# shellcheck disable=SC2046 # ARGS is a word list on purpose
+	"$PROVISION" catalog $(cat "$args") >"$tmp/raw" 2>"$tmp/err"
+	code=$?
+	# Line numbers move whenever an entry above is edited.
+	sed -e "s|$PWD/||" -e 's/^\(  defined at .*\):[0-9]*$/\1/' "$tmp/raw" \
+	    >"$tmp/out"
+	ok=0
+	if [ "$code" != 0 ] || [ -s "$tmp/err" ]; then
+		echo "# exit code $code, want 0"
+		sed 's/^/#   /' "$tmp/err"
+		ok=1
+	fi
+	if [ -f "$want" ]; then
+		same "$want" "$tmp/out" || ok=1
+	elif [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/out" "$want"
+		echo "# wrote $want"
+	else
+		echo "# missing $want"
+		ok=1
+	fi
+	report "$ok" "catalog $name"
+done
+
+# docs/catalog.md's per-entry source tables are the catalog's own.
+if selected docs/catalog.md; then
+	ok=0
+	sed -n '/<!-- sources:begin -->/,/<!-- sources:end -->/p' \
+	    docs/catalog.md | sed '1d;$d' >"$tmp/doc"
+	if ! PROVISION=$PROVISION scripts/catalog-sources >"$tmp/gen"; then
+		echo "# scripts/catalog-sources failed"
+		ok=1
+	elif ! cmp -s "$tmp/doc" "$tmp/gen"; then
+		if [ "${UPDATE:-0}" = 1 ]; then
+			PROVISION=$PROVISION scripts/catalog-sources --update
+			echo "# updated docs/catalog.md"
+		else
+			diff -u "$tmp/doc" "$tmp/gen" | sed 's/^/# /'
+			echo "# run scripts/catalog-sources --update"
+			ok=1
+		fi
+	fi
+	report "$ok" "docs/catalog.md source tables"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -98,7 +98,10 @@ test_plan_node(const struct plan *p, const char *name)
 
 static const char *const examples[] = {
 	"examples/dgx-a100-pod.yaml",
+	"examples/dgx-b200-pod.yaml",
 	"examples/edge-inference.yaml",
+	"examples/gb200-nvl72.yaml",
+	"examples/hgx-h200-xe9680.yaml",
 	"examples/pcie-lab.yaml",
 	"examples/testbed.yaml",
 };
