@@ -71,6 +71,22 @@ same() {
 	return 1
 }
 
+# expect WANT GOT: same, for a file that must exist; with UPDATE=1 a
+# missing WANT is written.
+expect() {
+	if [ -f "$1" ]; then
+		same "$1" "$2"
+		return
+	fi
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$2" "$1"
+		echo "# wrote $1"
+		return 0
+	fi
+	echo "# missing $1"
+	return 1
+}
+
 # selected FILE: whether ONLY lets this fixture run.
 selected() {
 	[ -z "${ONLY:-}" ] && return 0
@@ -100,15 +116,7 @@ for plan in tests/fixtures/plan/bad-*.yaml; do
 		echo "# exit code $code, want 2"
 		ok=1
 	fi
-	if [ -f "$want" ]; then
-		same "$want" "$tmp/err" || ok=1
-	elif [ "${UPDATE:-0}" = 1 ]; then
-		cp "$tmp/err" "$want"
-		echo "# wrote $want"
-	else
-		echo "# missing $want"
-		ok=1
-	fi
+	expect "$want" "$tmp/err" || ok=1
 	if [ -s "$tmp/out" ]; then
 		echo "# unexpected stdout:"
 		sed 's/^/#   /' "$tmp/out"
@@ -171,15 +179,7 @@ for args in tests/fixtures/catalog/*.args; do
 		sed 's/^/#   /' "$tmp/err"
 		ok=1
 	fi
-	if [ -f "$want" ]; then
-		same "$want" "$tmp/out" || ok=1
-	elif [ "${UPDATE:-0}" = 1 ]; then
-		cp "$tmp/out" "$want"
-		echo "# wrote $want"
-	else
-		echo "# missing $want"
-		ok=1
-	fi
+	expect "$want" "$tmp/out" || ok=1
 	report "$ok" "catalog $name"
 done
 
