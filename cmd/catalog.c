@@ -1,7 +1,7 @@
 /*
  * catalog.c: `provision catalog [KIND] [ID]`: what the hardware catalog
- * knows, so a user can pick part ids for a plan and see where each number
- * comes from.
+ * knows, so a user can pick part ids for a plan (and model presets for
+ * `estimate`) and see where each number comes from.
  */
 #include "compat.h"
 
@@ -23,8 +23,9 @@ static const struct opt_spec catalog_opts_spec[] = {
 static int cmd_catalog_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_catalog_entry = {
-	"catalog", NULL, "[--validate] [gpu|nic|cpu|system|switch] [ID]",
-	"list the hardware catalog (profiles/ plus --profiles dirs)",
+	"catalog", NULL, "[--validate] [gpu|nic|cpu|system|switch|model] [ID]",
+	"list the hardware catalog and model presets (profiles/ plus "
+	"--profiles dirs)",
 	catalog_opts_spec, sizeof(struct catalog_opts), NULL, 0,
 	cmd_catalog_exec
 };
@@ -34,7 +35,7 @@ cmd_catalog_list(struct cmd_ctx *ctx, const struct catalog *c, enum cat_kind k)
 {
 	size_t	i;
 
-	fprintf(ctx->out, "%s:\n", k == CAT_SWITCH ? "switches" : k == CAT_GPU ? "gpus" : k == CAT_NIC ? "nics" : k == CAT_CPU ? "cpus" : "systems");
+	fprintf(ctx->out, "%s:\n", catalog_section_name(k));
 	for (i = 0; i < catalog_count(c, k); i++) {
 		const struct cat_meta	*m = catalog_meta_at(c, k, i);
 
@@ -250,9 +251,9 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			goto out;
 		}
 		for (k = 0; k < CAT_NKINDS; k++)
-			fprintf(ctx->out, "%zu %ss\n",
+			fprintf(ctx->out, "%zu %s\n",
 			    catalog_count(c, (enum cat_kind)k),
-			    catalog_kind_name((enum cat_kind)k));
+			    catalog_section_name((enum cat_kind)k));
 		fprintf(ctx->out, "catalog ok\n");
 		r = 0;
 		goto out;
@@ -268,7 +269,8 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			break;
 	if (k == CAT_NKINDS) {
 		r = cmd_usage_error(ctx, &cmd_catalog_entry, "unknown kind "
-		    "'%s' (one of gpu, nic, cpu, system, switch)", argv[0]);
+		    "'%s' (one of gpu, nic, cpu, system, switch, model)",
+		    argv[0]);
 		goto out;
 	}
 	if (argc == 1) {

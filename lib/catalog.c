@@ -8,6 +8,7 @@
  *	gpus:     { ID: { name, vendor, pci_ids, memory_gb, power_w, ... } }
  *	nics:     { ID: { ... } }   cpus: { ... }   systems: { ... }
  *	switches: { ID: { ... } }
+ *	models:   { ID: { name, params, layers, hidden, heads, ... } }
  *
  * The YAML docs stay loaded for the catalog's lifetime and entries borrow
  * their strings, so loading costs one parse and no copies.  A later entry
@@ -43,9 +44,10 @@ struct catalog {
 };
 
 static const char *const cat_kind_names[CAT_NKINDS] = { "gpu", "nic", "cpu",
-    "system", "switch" };
+    "system", "switch", "model" };
+/* One per kind, in enum order, then the sources. */
 static const char *const cat_sections[] = { "gpus", "nics", "cpus",
-    "systems", "switches", "sources", NULL };
+    "systems", "switches", "models", "sources", NULL };
 
 static const char *const cat_gpu_ff[] = { "fhfl", "fhhl", "hhhl", "sxm2",
     "sxm4", "sxm5", "sxm6", "oam", "superchip", NULL };
@@ -59,6 +61,7 @@ static const char *const cat_sys_cooling[] = { "air", "liquid", NULL };
 /* IEC 60320 appliance inlets on the supply, or no cord at all. */
 static const char *const cat_psu_inlets[] = { "C14", "C16", "C20", "C22",
     "busbar", "hardwired", NULL };
+static const char *const cat_mlps[] = { "gelu", "swiglu", NULL };
 
 #define NOLIM 1, 0
 #define NUL SCHEMA_NULLABLE
@@ -67,6 +70,8 @@ static const char *const cat_psu_inlets[] = { "C14", "C16", "C20", "C22",
 #define FR(k, t, s, m, fl, lo, hi) { k, t, offsetof(s, m), fl, NULL, NULL, lo, hi }
 #define FE(k, s, m, fl, e) { k, SCHEMA_ENUM, offsetof(s, m), fl, e, NULL, NOLIM }
 #define FEND { NULL, SCHEMA_END, 0, 0, NULL, NULL, NOLIM }
+/* A count that must be at least 1. */
+#define FN(k, s, m, fl) FR(k, SCHEMA_INT, s, m, fl, 1, 1e15)
 
 /* Every kind embeds cat_meta first, so these offsets apply to all. */
 #define META_FIELDS(s)							\
@@ -157,6 +162,23 @@ static const struct schema_field cat_sys_fields[] = {
 	FR("weight_kg", SCHEMA_NUM, struct cat_system, weight_kg, NUL, 0, 100000),
 	FR("heat_to_liquid_pct", SCHEMA_NUM, struct cat_system,
 	    heat_to_liquid_pct, NUL, 0, 100),
+	FEND
+};
+
+static const struct schema_field cat_model_fields[] = {
+	META_FIELDS(struct cat_model),
+	F("params", SCHEMA_NUM, struct cat_model, params, NUL),
+	FN("layers", struct cat_model, layers, SCHEMA_REQUIRED),
+	FN("hidden", struct cat_model, hidden, SCHEMA_REQUIRED),
+	FN("heads", struct cat_model, heads, SCHEMA_REQUIRED),
+	FN("kv_heads", struct cat_model, kv_heads, NUL),
+	FN("ffn", struct cat_model, ffn, SCHEMA_REQUIRED),
+	FN("vocab", struct cat_model, vocab, SCHEMA_REQUIRED),
+	FN("seq", struct cat_model, seq, SCHEMA_REQUIRED),
+	FE("mlp", struct cat_model, mlp, SCHEMA_REQUIRED, cat_mlps),
+	F("tied", SCHEMA_BOOL, struct cat_model, tied, SCHEMA_REQUIRED),
+	F("tokens", SCHEMA_NUM, struct cat_model, tokens, NUL),
+	F("batch_tokens", SCHEMA_NUM, struct cat_model, batch_tokens, NUL),
 	FEND
 };
 
@@ -393,6 +415,13 @@ cat_defaults(enum cat_kind k, void *e)
 		w->rack_units = w->psu_count = -1;
 		break;
 	}
+	case CAT_MODEL: {
+		struct cat_model	*mo = e;
+
+		mo->params = mo->tokens = mo->batch_tokens = NAN;
+		mo->kv_heads = -1;
+		break;
+	}
 	default:
 		break;
 	}
@@ -400,11 +429,12 @@ cat_defaults(enum cat_kind k, void *e)
 
 static const struct schema_field *const cat_fields[CAT_NKINDS] = {
 	cat_gpu_fields, cat_nic_fields, cat_cpu_fields, cat_sys_fields,
-	cat_switch_fields,
+	cat_switch_fields, cat_model_fields,
 };
 static const size_t cat_sizes[CAT_NKINDS] = {
 	sizeof(struct cat_gpu), sizeof(struct cat_nic), sizeof(struct cat_cpu),
 	sizeof(struct cat_system), sizeof(struct cat_switch),
+	sizeof(struct cat_model),
 };
 
 /* Bind a map while letting the caller handle some keys itself. */
@@ -816,6 +846,12 @@ catalog_switch(const struct catalog *c, const char *id)
 	return cat_get(c, CAT_SWITCH, id);
 }
 
+const struct cat_model *
+catalog_model(const struct catalog *c, const char *id)
+{
+	return cat_get(c, CAT_MODEL, id);
+}
+
 const struct cat_gpu *
 catalog_gpu_by_pci(const struct catalog *c, const char *id)
 {
@@ -876,6 +912,23 @@ const char *
 catalog_kind_name(enum cat_kind k)
 {
 	return (size_t)k < CAT_NKINDS ? cat_kind_names[k] : "?";
+}
+
+const char *
+catalog_section_name(enum cat_kind k)
+{
+	return (size_t)k < CAT_NKINDS ? cat_sections[k] : "?";
+}
+
+const char *
+catalog_source_title(const struct catalog *c, const char *key)
+{
+	const struct yml_node	*v = key != NULL ?
+	    strmap_get(&c->sources, key) : NULL;
+	const struct yml_node	*t = v != NULL && v->kind == YML_MAP ?
+	    yml_map_get(v, "title") : NULL;
+
+	return t != NULL && t->kind == YML_SCALAR ? t->u.s : NULL;
 }
 
 static void

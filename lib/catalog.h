@@ -1,6 +1,7 @@
 /*
  * catalog.h: the hardware catalog (profiles/): GPUs, NICs, CPUs, systems
- * and switches, each with the numbers `check` needs and their sources.
+ * and switches, each with the numbers `check` needs and their sources; and
+ * the published shapes of well-known models, which `estimate` sizes.
  *
  *	struct catalog *cat = catalog_new();
  *	catalog_load_dir(cat, "profiles", &errs);	(later dirs override by id)
@@ -25,6 +26,7 @@ enum cat_kind {
 	CAT_CPU,
 	CAT_SYSTEM,
 	CAT_SWITCH,
+	CAT_MODEL,
 	CAT_NKINDS
 };
 
@@ -160,6 +162,24 @@ struct cat_switch {
 	const char	*psu_inlet;
 };
 
+/*
+ * A model's published shape (models.yaml): a dense decoder-only
+ * transformer.  `params` is the published total; NAN when the sources give
+ * only the shape (estimate counts them).  `mlp` is "gelu" (two matrices of
+ * hidden x ffn) or "swiglu" (three); `tied`: the output layer shares the
+ * input embedding.  tokens and batch_tokens describe the published
+ * pre-training run (NAN when not published).
+ */
+struct cat_model {
+	struct cat_meta	 m;
+	double		 params;
+	long		 layers, hidden, heads, kv_heads, ffn, vocab, seq;
+	const char	*mlp;
+	int		 tied;
+	double		 tokens;
+	double		 batch_tokens;	/* tokens per optimizer step */
+};
+
 struct catalog;
 
 struct catalog	*catalog_new(void);
@@ -184,6 +204,7 @@ const struct cat_nic	*catalog_nic(const struct catalog *, const char *id);
 const struct cat_cpu	*catalog_cpu(const struct catalog *, const char *id);
 const struct cat_system	*catalog_system(const struct catalog *, const char *id);
 const struct cat_switch	*catalog_switch(const struct catalog *, const char *id);
+const struct cat_model	*catalog_model(const struct catalog *, const char *id);
 /* GPU or NIC whose pci_ids hold "vvvv:dddd" (lowercase), or NULL. */
 const struct cat_gpu	*catalog_gpu_by_pci(const struct catalog *, const char *id);
 const struct cat_nic	*catalog_nic_by_pci(const struct catalog *, const char *id);
@@ -192,6 +213,10 @@ const char *const	*catalog_ids(const struct catalog *, enum cat_kind);
 size_t			 catalog_count(const struct catalog *, enum cat_kind);
 const struct cat_meta	*catalog_meta_at(const struct catalog *, enum cat_kind, size_t i);
 const char		*catalog_kind_name(enum cat_kind);
+/* The file section of a kind: "gpus", "switches", "models". */
+const char		*catalog_section_name(enum cat_kind);
+/* The title and url of source `key` (borrowed; NULL when not defined). */
+const char		*catalog_source_title(const struct catalog *, const char *key);
 /* Cross-references inside the catalog (a system's GPU model, sources); errors to errs. */
 int			 catalog_validate(const struct catalog *, struct prov_errs *errs);
 

@@ -116,7 +116,7 @@ END_TEST
 START_TEST(test_catalog_shipped_counts)
 {
 	static const char *const sections[CAT_NKINDS] = { "gpus", "nics",
-	    "cpus", "systems", "switches" };
+	    "cpus", "systems", "switches", "models" };
 	struct catalog		*c = test_catalog_shipped();
 	char			*dir = test_path("profiles");
 	struct dirent		**ents = NULL;
