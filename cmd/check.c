@@ -42,8 +42,10 @@ const struct cmd_entry cmd_check_entry = {
 
 static const char *const check_groups[] = { "pcie", "power", "rack",
     "network", "memory", NULL };
+static const char *const check_labels[4] = { "SUBJECT", "CHECK", "MEASURED",
+    "LIMIT" };
 
-static void
+void
 cmd_check_json_num(struct buf *b, const char *key, double v)
 {
 	buf_addf(b, ", \"%s\": ", key);
@@ -53,7 +55,7 @@ cmd_check_json_num(struct buf *b, const char *key, double v)
 		buf_addf(b, "%.10g", v);
 }
 
-static void
+void
 cmd_check_json_str(struct buf *b, const char *key, const char *v)
 {
 	buf_addf(b, ", \"%s\": ", key);
@@ -63,39 +65,48 @@ cmd_check_json_str(struct buf *b, const char *key, const char *v)
 		buf_adds(b, "null");
 }
 
+void
+cmd_check_json_rows(struct buf *b, const struct check_result *res)
+{
+	size_t	i;
+
+	buf_adds(b, "\"rows\": [");
+	for (i = 0; i < res->n; i++) {
+		const struct check_row	*r = &res->rows[i];
+
+		buf_adds(b, i ? ",\n  " : "\n  ");
+		buf_adds(b, "{\"severity\": ");
+		buf_add_json(b, check_sev_name(r->sev));
+		cmd_check_json_str(b, "group", r->group);
+		cmd_check_json_str(b, "subject", r->subject);
+		cmd_check_json_str(b, "check", r->what);
+		cmd_check_json_str(b, "measured", r->measured);
+		cmd_check_json_str(b, "limit", r->limit);
+		cmd_check_json_str(b, "hint", r->hint);
+		cmd_check_json_num(b, "value", r->value);
+		cmd_check_json_num(b, "max", r->max);
+		if (r->loc.line > 0) {
+			cmd_check_json_str(b, "file", r->loc.file);
+			buf_addf(b, ", \"line\": %u, \"col\": %u", r->loc.line,
+			    r->loc.col);
+		}
+		buf_adds(b, "}");
+	}
+	buf_addf(b, "\n], \"summary\": {\"ok\": %zu, \"warn\": %zu, "
+	    "\"fail\": %zu, \"skip\": %zu}", res->nok, res->nwarn,
+	    res->nfail, res->nskip);
+}
+
 static void
 cmd_check_json(struct cmd_ctx *ctx, const struct check_result *res)
 {
 	struct buf	b = BUF_INIT;
-	size_t		i;
 
 	buf_adds(&b, "{\"plan\": ");
 	buf_add_json(&b, ctx->plan_path);
-	buf_adds(&b, ", \"rows\": [");
-	for (i = 0; i < res->n; i++) {
-		const struct check_row	*r = &res->rows[i];
-
-		buf_adds(&b, i ? ",\n  " : "\n  ");
-		buf_adds(&b, "{\"severity\": ");
-		buf_add_json(&b, check_sev_name(r->sev));
-		cmd_check_json_str(&b, "group", r->group);
-		cmd_check_json_str(&b, "subject", r->subject);
-		cmd_check_json_str(&b, "check", r->what);
-		cmd_check_json_str(&b, "measured", r->measured);
-		cmd_check_json_str(&b, "limit", r->limit);
-		cmd_check_json_str(&b, "hint", r->hint);
-		cmd_check_json_num(&b, "value", r->value);
-		cmd_check_json_num(&b, "max", r->max);
-		if (r->loc.line > 0) {
-			cmd_check_json_str(&b, "file", r->loc.file);
-			buf_addf(&b, ", \"line\": %u, \"col\": %u", r->loc.line,
-			    r->loc.col);
-		}
-		buf_adds(&b, "}");
-	}
-	buf_addf(&b, "\n], \"summary\": {\"ok\": %zu, \"warn\": %zu, "
-	    "\"fail\": %zu, \"skip\": %zu}}\n", res->nok, res->nwarn,
-	    res->nfail, res->nskip);
+	buf_adds(&b, ", ");
+	cmd_check_json_rows(&b, res);
+	buf_adds(&b, "}\n");
 	fwrite(b.buf, 1, b.len, ctx->out);
 	buf_release(&b);
 }
@@ -139,10 +150,9 @@ cmd_check_sev_label(const struct cmd_ctx *ctx, enum check_sev s)
 	}
 }
 
-/* Returns how many rows it printed. */
-static size_t
-cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
-    const struct check_result *res)
+size_t
+cmd_check_table(struct cmd_ctx *ctx, const char *const *groups,
+    const char *const labels[4], int quiet, const struct check_result *res)
 {
 	size_t	 shown = 0;
 	size_t	 wsub = 7, wwhat = 5, wmeas = 8, i, g;
@@ -161,27 +171,27 @@ cmd_check_table(struct cmd_ctx *ctx, const struct check_opts *o,
 	}
 	if (wmeas > 40)
 		wmeas = 40;
-	for (g = 0; check_groups[g] != NULL; g++) {
+	for (g = 0; groups[g] != NULL; g++) {
 		int	header = 0;
 
 		for (i = 0; i < res->n; i++) {
 			const struct check_row	*r = &res->rows[i];
 
-			if (strcmp(r->group, check_groups[g]) != 0)
+			if (strcmp(r->group, groups[g]) != 0)
 				continue;
-			if (o->quiet && (r->sev == CHECK_OK ||
+			if (quiet && (r->sev == CHECK_OK ||
 			    r->sev == CHECK_SKIP))
 				continue;
 			if (!header) {
 				fprintf(fp, "%s%s\n", g > 0 ? "\n" : "",
-				    check_groups[g]);
+				    groups[g]);
 				fprintf(fp, "  %-4s  ", "");
-				cmd_check_pad(fp, "SUBJECT", wsub);
+				cmd_check_pad(fp, labels[0], wsub);
 				fputs("  ", fp);
-				cmd_check_pad(fp, "CHECK", wwhat);
+				cmd_check_pad(fp, labels[1], wwhat);
 				fputs("  ", fp);
-				cmd_check_pad(fp, "MEASURED", wmeas);
-				fputs("  LIMIT\n", fp);
+				cmd_check_pad(fp, labels[2], wmeas);
+				fprintf(fp, "  %s\n", labels[3]);
 				header = 1;
 			}
 			shown++;
@@ -224,7 +234,8 @@ cmd_check_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_check_json(ctx, &res);
 	else {
 		fprintf(ctx->out, "%s%s: %zu ok, %zu warnings, %zu failed, "
-		    "%zu skipped: %s\n", cmd_check_table(ctx, o, &res) > 0 ?
+		    "%zu skipped: %s\n", cmd_check_table(ctx, check_groups,
+		    check_labels, o->quiet, &res) > 0 ?
 		    "\n" : "", ctx->plan_path, res.nok, res.nwarn,
 		    res.nfail, res.nskip, res.nfail > 0 ? "FAIL" :
 		    res.nwarn > 0 && o->strict ? "FAIL (strict)" : "PASS");

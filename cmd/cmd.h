@@ -89,6 +89,20 @@ int	cmd_usage_error(struct cmd_ctx *, const struct cmd_entry *,
 void	cmd_print_errs(struct cmd_ctx *, const struct prov_errs *);
 /* A data dir (templates, profiles): $ENV, beside the binary, or installed (caller frees). */
 char	*cmd_data_dir(const char *name, const char *env);
+/*
+ * Rows of lib/check.h as check prints them (cmd/check.c), shared with
+ * estimate: an aligned table by group, headed by `labels` (subject, what,
+ * measured, limit), ok and skip rows left out when quiet (returns the
+ * rows printed); and the JSON members "rows": [...], "summary": {...}.
+ */
+struct check_result;
+struct buf;
+size_t	cmd_check_table(struct cmd_ctx *, const char *const *groups,
+	    const char *const labels[4], int quiet, const struct check_result *);
+void	cmd_check_json_rows(struct buf *, const struct check_result *);
+/* ", \"key\": value" (null for NULL, NAN and infinities). */
+void	cmd_check_json_str(struct buf *, const char *key, const char *v);
+void	cmd_check_json_num(struct buf *, const char *key, double v);
 /* Load a plan with ctx->profiles; prints errors; NULL on failure. */
 struct plan *cmd_load_plan(struct cmd_ctx *, const char *path);
 

@@ -84,19 +84,14 @@ struct check_ctx {
 	double			*volts;		/* per rack: outlet V or NAN */
 };
 
-struct check_num {
-	char	s[48];
-};
-
-/* "5,230", "897.1", "unknown": separators, one decimal where needed. */
-static struct check_num
-check_num(double v)
+struct check_num
+check_fmt(double v, int decimals)
 {
 	struct check_num	 n;
 	char			 dig[32];
-	long long		 tenths, ip;
+	long long		 scaled, ip, fr, scale = 1;
 	size_t			 len, i, o = 0;
-	int			 fr;
+	int			 d;
 
 	if (isnan(v)) {
 		snprintf(n.s, sizeof n.s, "unknown");
@@ -106,11 +101,17 @@ check_num(double v)
 		snprintf(n.s, sizeof n.s, "%s", v < 0 ? "-inf" : "inf");
 		return n;
 	}
-	if (v < 0 && llround(fabs(v) * 10) != 0)
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 6)
+		decimals = 6;
+	for (d = 0; d < decimals; d++)
+		scale *= 10;
+	scaled = llround(fabs(v) * (double)scale);
+	if (v < 0 && scaled != 0)
 		n.s[o++] = '-';
-	tenths = llround(fabs(v) * 10);
-	ip = tenths / 10;
-	fr = (int)(tenths % 10);
+	ip = scaled / scale;
+	fr = scaled % scale;
 	snprintf(dig, sizeof dig, "%lld", ip);
 	len = strlen(dig);
 	for (i = 0; i < len; i++) {
@@ -118,10 +119,22 @@ check_num(double v)
 			n.s[o++] = ',';
 		n.s[o++] = dig[i];
 	}
-	if (fr != 0)
-		o += (size_t)snprintf(n.s + o, sizeof n.s - o, ".%d", fr);
+	if (fr != 0) {
+		/* The fraction with its leading zeros, trailing zeros dropped. */
+		o += (size_t)snprintf(n.s + o, sizeof n.s - o, ".%0*lld",
+		    decimals, fr);
+		while (n.s[o - 1] == '0')
+			o--;
+	}
 	n.s[o] = '\0';
 	return n;
+}
+
+/* "5,230", "897.1", "unknown": separators, one decimal where needed. */
+static struct check_num
+check_num(double v)
+{
+	return check_fmt(v, 1);
 }
 
 /* Whole numbers (BTU/h, counts): rounded, with separators. */
@@ -153,13 +166,11 @@ check_sev_name(enum check_sev s)
 	return "?";
 }
 
-/* Append a row; takes ownership of subject, measured, limit and hint. */
-static void
-check_add(struct check_ctx *c, enum check_sev sev, const char *group,
-    char *subject, const char *what, char *measured, char *limit, char *hint,
-    double value, double max, struct prov_loc loc)
+void
+check_result_add(struct check_result *r, enum check_sev sev,
+    const char *group, char *subject, const char *what, char *measured,
+    char *limit, char *hint, double value, double max, struct prov_loc loc)
 {
-	struct check_result	*r = c->out;
 	struct check_row	*row;
 
 	ALLOC_GROW(r->rows, r->n + 1, r->alloc);
@@ -188,6 +199,16 @@ check_add(struct check_ctx *c, enum check_sev sev, const char *group,
 		r->nskip++;
 		break;
 	}
+}
+
+/* Append a row; takes ownership of subject, measured, limit and hint. */
+static void
+check_add(struct check_ctx *c, enum check_sev sev, const char *group,
+    char *subject, const char *what, char *measured, char *limit, char *hint,
+    double value, double max, struct prov_loc loc)
+{
+	check_result_add(c->out, sev, group, subject, what, measured, limit,
+	    hint, value, max, loc);
 }
 
 /* 1 when another failing row of this check may be shown; counts the rest. */

@@ -97,6 +97,25 @@ struct check_result {
 int		 check_plan(struct check_result *out, const struct plan *,
 		    struct prov_err *err);
 void		 check_result_release(struct check_result *);
+/*
+ * Append a row, for modules that report in check rows too (estimate).
+ * Takes ownership of subject, measured, limit and hint (heap strings or
+ * NULL); counts the severity.
+ */
+void		 check_result_add(struct check_result *, enum check_sev,
+		    const char *group, char *subject, const char *what,
+		    char *measured, char *limit, char *hint, double value,
+		    double max, struct prov_loc loc);
+
+/*
+ * "5,230", "897.1", "unknown": thousands separators and at most
+ * `decimals` digits after the point, trailing zeros dropped.
+ */
+struct check_num {
+	char	s[48];
+};
+
+struct check_num check_fmt(double v, int decimals);
 /* "ok" "warn" "fail" "skip". */
 const char	*check_sev_name(enum check_sev);
 
