@@ -11,6 +11,7 @@
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_apply_entry,
 	&cmd_check_entry,
+	&cmd_estimate_entry,
 	&cmd_ls_entry,
 	&cmd_catalog_entry,
 	&cmd_exec_entry,

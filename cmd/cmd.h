@@ -64,6 +64,7 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_estimate_entry;
 extern const struct cmd_entry cmd_ls_entry;
 extern const struct cmd_entry cmd_bmc_entry;
 extern const struct cmd_entry cmd_catalog_entry;

@@ -13,6 +13,12 @@
 #   tests/fixtures/catalog/NAME.out     and print exactly this (the profiles
 #                                       path relative to the root, no line)
 #
+#   tests/fixtures/estimate/NAME.args   `provision estimate` with the
+#                                       arguments on this one line (the
+#                                       plan among them), then .out, .err
+#                                       and .code as for check; with
+#                                       --json its stdout must also parse
+#
 # Paths are given to provision as tests/fixtures/..., from the repository
 # root, so messages name files the same way on every machine.  PROVISION
 # is the binary (default ./provision); ONLY=PATTERN runs the fixtures whose
@@ -203,6 +209,49 @@ if selected docs/catalog.md; then
 	fi
 	report "$ok" "docs/catalog.md source tables"
 fi
+
+# Estimates: arguments from NAME.args, outputs compared the same way.
+for args in tests/fixtures/estimate/*.args; do
+	[ -f "$args" ] || continue
+	selected "$args" || continue
+	base=${args%.args}
+	name=${args#tests/fixtures/}
+	line=$(cat "$args")
+	# shellcheck disable=SC2086 # the line is split into arguments on purpose
+	"$PROVISION" estimate $line >"$tmp/out" 2>"$tmp/err"
+	code=$?
+	ok=0
+	# No expected file: that output must be empty.
+	for f in out err; do
+		if [ -f "$base.$f" ] || [ -s "$tmp/$f" ]; then
+			expect "$base.$f" "$tmp/$f" || ok=1
+		fi
+	done
+	if [ -f "$base.code" ]; then
+		read -r want <"$base.code"
+	else
+		want=0
+	fi
+	if [ "$code" != "$want" ]; then
+		if [ "${UPDATE:-0}" = 1 ]; then
+			echo "$code" >"$base.code"
+			echo "# wrote $base.code"
+		else
+			echo "# exit code $code, want $want"
+			ok=1
+		fi
+	fi
+	case " $line " in
+	*" --json "*)
+		if ! python3 -m json.tool "$tmp/out" >/dev/null 2>"$tmp/json"; then
+			echo "# --json output does not parse:"
+			sed 's/^/#   /' "$tmp/json"
+			ok=1
+		fi
+		;;
+	esac
+	report "$ok" "estimate $name"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,388 @@
+/*
+ * estimate.c: `provision estimate PLAN --model SPEC`: will this cluster
+ * train (or with --serve, serve) the model, and how long will it take.
+ *
+ * Parses the options, reads the measured figures when there are any
+ * (--measured FILE, else .provision/CLUSTER/measured.json beside the
+ * plan), runs lib/estimate.c and prints its rows as check does: a table
+ * by group, or --json.  Exit 0 when it fits, 1 when it does not (a fail
+ * row), 2 on a bad plan, option or measured file.
+ */
+#include "compat.h"
+
+#include <math.h>
+
+#include "buf.h"
+#include "check.h"
+#include "cmd.h"
+#include "estimate.h"
+#include "str.h"
+
+struct estimate_cmd_opts {
+	const char	*model;
+	const char	*tokens;
+	const char	*mfu;
+	const char	*tflops;
+	const char	*model_tflops;
+	const char	*precision;
+	const char	*recompute;
+	const char	*hardware;
+	const char	*measured;
+	long		 batch;
+	long		 micro_batch;
+	long		 zero;
+	long		 tp, pp;
+	long		 gpus;
+	long		 context;
+	long		 requests;
+	int		 serve;
+	int		 json;
+	int		 quiet;
+};
+
+static const struct opt_spec estimate_opts_spec[] = {
+	{ "model", 'm', OPT_STR, offsetof(struct estimate_cmd_opts, model),
+	  "SPEC", "a preset ('provision catalog model'), PRESET,key=value,... "
+	  "or layers=,hidden=,heads=,vocab=,seq=,..." },
+	{ "tokens", 0, OPT_STR, offsetof(struct estimate_cmd_opts, tokens),
+	  "N", "training tokens, e.g. 300B, 2T (default: the preset's run, "
+	  "else 20 per parameter)" },
+	{ "mfu", 0, OPT_STR, offsetof(struct estimate_cmd_opts, mfu), "F",
+	  "model FLOPs utilization, 0.4 or 40% (default 0.40)" },
+	{ "tflops", 0, OPT_STR, offsetof(struct estimate_cmd_opts, tflops),
+	  "X", "achieved TFLOPS per GPU in hardware FLOPs, with what "
+	  "--recompute recomputes (Megatron papers)" },
+	{ "model-tflops", 0, OPT_STR, offsetof(struct estimate_cmd_opts,
+	  model_tflops), "X", "achieved TFLOPS per GPU in model FLOPs, MFU x "
+	  "peak (Llama 3, NeMo)" },
+	{ "precision", 'p', OPT_STR, offsetof(struct estimate_cmd_opts,
+	  precision), "P", "bf16 fp16 fp8 fp4 tf32 fp64 int8 (default bf16, "
+	  "fp16 without bf16)" },
+	{ "batch", 'b', OPT_LONG, offsetof(struct estimate_cmd_opts, batch),
+	  "N", "global batch in sequences (default: the preset's, else 4M "
+	  "tokens)" },
+	{ "micro-batch", 0, OPT_LONG, offsetof(struct estimate_cmd_opts,
+	  micro_batch), "N", "sequences per GPU per micro-batch (default 1)" },
+	{ "recompute", 0, OPT_STR, offsetof(struct estimate_cmd_opts,
+	  recompute), "R", "activation recomputation: selective (default), "
+	  "none, full" },
+	{ "zero", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, zero), "N",
+	  "ZeRO stage 0-3: shard optimizer state (1, default), gradients (2), "
+	  "weights (3) over data-parallel ranks" },
+	{ "tp", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, tp), "N",
+	  "tensor parallel size (default: the smallest layout that fits)" },
+	{ "pp", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, pp), "N",
+	  "pipeline parallel size (default: the smallest layout that fits)" },
+	{ "gpus", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, gpus), "N",
+	  "use N of the plan's GPUs (default all)" },
+	{ "hardware", 0, OPT_STR, offsetof(struct estimate_cmd_opts, hardware),
+	  "NAME", "the plan's hardware model to size on (default: the one "
+	  "with the most GPUs)" },
+	{ "serve", 0, OPT_BOOL, offsetof(struct estimate_cmd_opts, serve), NULL,
+	  "size inference instead: weights, KV cache, replicas, decode bound" },
+	{ "context", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, context),
+	  "N", "--serve: tokens per request (default: the model's seq)" },
+	{ "requests", 0, OPT_LONG, offsetof(struct estimate_cmd_opts,
+	  requests), "N", "--serve: concurrent requests per replica (default: "
+	  "as many as fit)" },
+	{ "measured", 0, OPT_STR, offsetof(struct estimate_cmd_opts, measured),
+	  "FILE", "measured all-reduce and GEMM figures (default "
+	  ".provision/CLUSTER/measured.json beside the plan, if present)" },
+	{ "json", 0, OPT_BOOL, offsetof(struct estimate_cmd_opts, json), NULL,
+	  "print every row and the numbers as JSON" },
+	{ "quiet", 'q', OPT_BOOL, offsetof(struct estimate_cmd_opts, quiet),
+	  NULL, "print only warnings, failures and the summary" },
+	{ NULL, 0, OPT_END, 0, NULL, NULL }
+};
+
+static void
+cmd_estimate_init(void *p)
+{
+	struct estimate_cmd_opts	*o = p;
+
+	o->zero = 1;
+	o->micro_batch = 1;
+	o->tp = o->pp = o->gpus = o->batch = o->context = o->requests = -1;
+}
+
+static int cmd_estimate_exec(struct cmd_ctx *, void *, int, char **);
+
+const struct cmd_entry cmd_estimate_entry = {
+	"estimate", NULL, "--model SPEC [--tokens N] [--mfu F | --tflops X | "
+	"--model-tflops X] "
+	"[--precision P] [--serve] [--json] PLAN",
+	"will this cluster train (or serve) a model, and in how long: FLOPs, "
+	"memory per GPU, layout, all-reduce",
+	estimate_opts_spec, sizeof(struct estimate_cmd_opts), cmd_estimate_init,
+	CMD_LOADS_PLAN, cmd_estimate_exec
+};
+
+static const char *const estimate_labels[4] = { "SUBJECT", "WHAT", "VALUE",
+    "LIMIT" };
+
+/* A positive count option (-1: not given); a usage error otherwise. */
+static int
+cmd_estimate_count(struct cmd_ctx *ctx, const char *name, long v, long max,
+    long *out)
+{
+	if (v == -1)
+		return 0;
+	if (v < 1 || v > max)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "--%s %ld: "
+		    "give 1 to %ld", name, v, max);
+	*out = v;
+	return 0;
+}
+
+/* A positive number of TFLOPS (NULL: not given, out untouched). */
+static int
+cmd_estimate_tflops(struct cmd_ctx *ctx, const char *name, const char *s,
+    double *out)
+{
+	if (s == NULL)
+		return 0;
+	if (str_to_double(s, out) != 0 || !(*out > 0) || isinf(*out))
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "--%s '%s' is "
+		    "not a positive number", name, s);
+	return 0;
+}
+
+/* Options into lib's struct; PROV_EXIT_USAGE after printing why. */
+static int
+cmd_estimate_opts(struct cmd_ctx *ctx, const struct estimate_cmd_opts *c,
+    struct estimate_opts *o)
+{
+	double	v;
+	char	buf[32];
+	size_t	n;
+
+	estimate_opts_init(o);
+	if (c->tokens != NULL) {
+		if (estimate_parse_count(c->tokens, &o->tokens) != 0)
+			return cmd_usage_error(ctx, &cmd_estimate_entry,
+			    "--tokens '%s' is not a count (300B, 2T, 1.4e12)",
+			    c->tokens);
+	}
+	if (c->mfu != NULL) {
+		int	pct;
+
+		n = strlen(c->mfu);
+		pct = n > 0 && c->mfu[n - 1] == '%';
+		snprintf(buf, sizeof buf, "%.*s", (int)(pct ? n - 1 : n),
+		    c->mfu);
+		if (n >= sizeof buf || str_to_double(buf, &v) != 0 ||
+		    !((pct ? v / 100 : v) > 0) || (pct ? v / 100 : v) > 1)
+			return cmd_usage_error(ctx, &cmd_estimate_entry,
+			    "--mfu '%s': give a fraction of peak, 0.4 or 40%%",
+			    c->mfu);
+		o->mfu = pct ? v / 100 : v;
+	}
+	if ((c->mfu != NULL) + (c->tflops != NULL) +
+	    (c->model_tflops != NULL) > 1)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "give one of "
+		    "--mfu, --tflops and --model-tflops");
+	if (cmd_estimate_tflops(ctx, "tflops", c->tflops, &o->tflops) != 0 ||
+	    cmd_estimate_tflops(ctx, "model-tflops", c->model_tflops,
+	    &o->model_tflops) != 0)
+		return PROV_EXIT_USAGE;
+	if (c->precision != NULL &&
+	    estimate_prec_parse(c->precision, &o->prec) != 0) {
+		const char	*near = str_suggest(c->precision,
+		    estimate_prec_names);
+
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "unknown "
+		    "precision '%s' (%s%s%s)", c->precision, near ?
+		    "did you mean '" : "one of bf16, fp16, fp8, fp4, tf32, "
+		    "fp64, int8", near ? near : "", near ? "'?" : "");
+	}
+	if (c->recompute != NULL &&
+	    estimate_recompute_parse(c->recompute, &o->recompute) != 0)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "--recompute "
+		    "'%s': selective, none or full", c->recompute);
+	if (c->zero < 0 || c->zero > 3)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "--zero %ld: "
+		    "a ZeRO stage is 0, 1, 2 or 3", c->zero);
+	o->zero = (int)c->zero;
+	if (cmd_estimate_count(ctx, "batch", c->batch, 100000000, &o->batch) ||
+	    cmd_estimate_count(ctx, "micro-batch", c->micro_batch, 65536,
+	    &o->micro_batch) ||
+	    cmd_estimate_count(ctx, "tp", c->tp, 65536, &o->tp) ||
+	    cmd_estimate_count(ctx, "pp", c->pp, 65536, &o->pp) ||
+	    cmd_estimate_count(ctx, "gpus", c->gpus, 100000000, &o->gpus) ||
+	    cmd_estimate_count(ctx, "context", c->context, 100000000,
+	    &o->context) ||
+	    cmd_estimate_count(ctx, "requests", c->requests, 100000000,
+	    &o->requests))
+		return PROV_EXIT_USAGE;
+	if (!c->serve && (c->context != -1 || c->requests != -1))
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "--context "
+		    "and --requests size serving: add --serve");
+	o->serve = c->serve;
+	o->hardware = c->hardware;
+	return 0;
+}
+
+static void
+cmd_estimate_json(struct cmd_ctx *ctx, const struct estimate_model *m,
+    const struct estimate_opts *o, const struct estimate_result *r)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_adds(&b, "{\"plan\": ");
+	buf_add_json(&b, ctx->plan_path);
+	buf_adds(&b, ", \"mode\": ");
+	buf_add_json(&b, o->serve ? "serve" : "train");
+	buf_adds(&b, ",\n\"model\": {\"id\": ");
+	buf_add_json(&b, m->id);
+	cmd_check_json_str(&b, "name", m->name);
+	cmd_check_json_num(&b, "params", r->params);
+	buf_addf(&b, ", \"layers\": %ld, \"hidden\": %ld, \"heads\": %ld, "
+	    "\"kv_heads\": %ld, \"ffn\": %ld, \"vocab\": %ld, \"seq\": %ld}",
+	    m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab,
+	    m->seq);
+	buf_adds(&b, ",\n\"estimate\": {\"gpu\": ");
+	buf_add_json(&b, r->gpu);
+	buf_addf(&b, ", \"gpus\": %ld, \"nodes\": %ld, \"gpus_per_node\": %ld, "
+	    "\"nvlink_domain\": %ld", r->gpus, r->nodes, r->gpus_per_node,
+	    r->nvlink_domain);
+	cmd_check_json_str(&b, "precision", estimate_prec_name(r->prec));
+	cmd_check_json_num(&b, "peak_tflops", r->peak_tflops);
+	cmd_check_json_num(&b, "gpu_memory_bytes", r->gpu_mem_bytes);
+	buf_addf(&b, ", \"fits\": %s", r->fits ? "true" : "false");
+	buf_addf(&b, ", \"tp\": %ld", r->tp);
+	if (o->serve) {
+		cmd_check_json_num(&b, "weight_bytes", r->weight_bytes);
+		cmd_check_json_num(&b, "kv_bytes_per_token", r->kv_bytes_token);
+		cmd_check_json_num(&b, "kv_bytes_per_request",
+		    r->kv_bytes_request);
+		buf_addf(&b, ", \"context\": %ld, \"replica_gpus\": %ld, "
+		    "\"replicas\": %ld, \"max_requests\": %ld", r->context,
+		    r->replica_gpus, r->replicas, r->max_requests);
+		cmd_check_json_num(&b, "decode_tokens_per_s", r->decode_tok_s);
+	} else {
+		buf_addf(&b, ", \"pp\": %ld, \"dp\": %ld, \"batch\": %ld",
+		    r->pp, r->dp, r->batch);
+		cmd_check_json_num(&b, "tokens", r->tokens);
+		cmd_check_json_num(&b, "achieved_tflops", r->achieved_tflops);
+		cmd_check_json_num(&b, "model_flops", r->model_flops);
+		cmd_check_json_num(&b, "hardware_flops", r->hw_flops);
+		cmd_check_json_num(&b, "seconds", r->seconds);
+		cmd_check_json_num(&b, "days", r->days);
+		cmd_check_json_num(&b, "gpu_hours", r->gpu_hours);
+		cmd_check_json_num(&b, "steps", r->steps);
+		cmd_check_json_num(&b, "step_seconds", r->step_s);
+		cmd_check_json_num(&b, "state_bytes_per_gpu", r->state_bytes);
+		cmd_check_json_num(&b, "activation_bytes_per_gpu",
+		    r->act_bytes);
+		cmd_check_json_num(&b, "allreduce_seconds", r->allreduce_s);
+	}
+	cmd_check_json_str(&b, "measured", o->measured != NULL ?
+	    o->measured->file : NULL);
+	buf_adds(&b, "},\n");
+	cmd_check_json_rows(&b, &r->rows);
+	buf_adds(&b, "}\n");
+	fwrite(b.buf, 1, b.len, ctx->out);
+	buf_release(&b);
+}
+
+static void
+cmd_estimate_summary(struct cmd_ctx *ctx, const struct estimate_model *m,
+    const struct estimate_opts *o, const struct estimate_result *r)
+{
+	fprintf(ctx->out, "%s: %s on %s x %s: ", ctx->plan_path, m->id,
+	    check_fmt((double)r->gpus, 0).s, r->gpu);
+	if (o->serve && r->replicas > 0)
+		fprintf(ctx->out, "%s replica%s of %ld GPU%s, %s request%s "
+		    "each: ", check_fmt((double)r->replicas, 0).s,
+		    r->replicas == 1 ? "" : "s", r->replica_gpus,
+		    r->replica_gpus == 1 ? "" : "s",
+		    check_fmt((double)r->max_requests, 0).s,
+		    r->max_requests == 1 ? "" : "s");
+	else if (!o->serve)
+		fprintf(ctx->out, "%s days, %s GPU-hours, t=%ld x p=%ld x "
+		    "d=%ld: ", check_fmt(r->days, 1).s,
+		    check_fmt(r->gpu_hours, 0).s, r->tp, r->pp, r->dp);
+	fprintf(ctx->out, "%s (%zu ok, %zu warnings, %zu failed)\n",
+	    r->rows.nfail > 0 ? "DOES NOT FIT" : "FITS", r->rows.nok,
+	    r->rows.nwarn, r->rows.nfail);
+}
+
+/* --measured, else the state folder's measured.json when present. */
+static int
+cmd_estimate_measured(struct cmd_ctx *ctx, const char *given,
+    struct estimate_measured *me, char **path)
+{
+	struct prov_errs	errs = PROV_ERRS_INIT;
+	int			r = 0;
+
+	*path = given != NULL ? xstrdup(given) :
+	    xasprintf("%s/.provision/%s/measured.json", ctx->plan->dir,
+	    ctx->plan->cluster);
+	if (given == NULL && access(*path, F_OK) != 0) {
+		free(*path);
+		*path = NULL;
+		return 1;
+	}
+	if (estimate_measured_load(me, *path, &errs) != 0) {
+		cmd_print_errs(ctx, &errs);
+		r = -1;
+	}
+	prov_errs_release(&errs);
+	return r;
+}
+
+static int
+cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct estimate_cmd_opts	*c = optsp;
+	struct estimate_opts		 o;
+	struct estimate_model		 m;
+	struct estimate_measured	 me;
+	struct estimate_result		 res = ESTIMATE_RESULT_INIT;
+	struct prov_err			 err = PROV_ERR_INIT;
+	char				*mpath = NULL;
+	int				 r;
+
+	memset(&me, 0, sizeof me);
+	yml_doc_init(&me.doc);
+	if (argc > 0)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "unexpected "
+		    "argument '%s'", argv[0]);
+	if (c->model == NULL)
+		return cmd_usage_error(ctx, &cmd_estimate_entry, "missing "
+		    "--model (a preset: 'provision catalog model')");
+	if ((r = cmd_estimate_opts(ctx, c, &o)) != 0)
+		return r;
+	if (estimate_model_parse(&m, ctx->plan->catalog, c->model, &err) != 0)
+		goto usage;
+	switch (cmd_estimate_measured(ctx, c->measured, &me, &mpath)) {
+	case -1:
+		r = PROV_EXIT_USAGE;
+		goto out;
+	case 0:
+		o.measured = &me;
+		break;
+	}
+	if (estimate_plan(&res, ctx->plan, &m, &o, &err) != 0)
+		goto usage;
+	if (c->json)
+		cmd_estimate_json(ctx, &m, &o, &res);
+	else {
+		if (cmd_check_table(ctx, estimate_groups, estimate_labels,
+		    c->quiet, &res.rows) > 0)
+			fputc('\n', ctx->out);
+		cmd_estimate_summary(ctx, &m, &o, &res);
+	}
+	r = res.rows.nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+	goto out;
+usage:
+	fprintf(ctx->err, "provision estimate: ");
+	prov_err_print(&err, ctx->err);
+	r = PROV_EXIT_USAGE;
+out:
+	estimate_measured_release(&me);
+	free(mpath);
+	estimate_result_release(&res);
+	prov_err_release(&err);
+	return r;
+}
