@@ -203,6 +203,23 @@ cmd_catalog_switch(struct cmd_ctx *ctx, const struct cat_switch *w)
 	cmd_catalog_str(ctx, "psu inlet:", w->psu_inlet);
 }
 
+static void
+cmd_catalog_model(struct cmd_ctx *ctx, const struct cat_model *m)
+{
+	cmd_catalog_num(ctx, "parameters:", m->params, "");
+	cmd_catalog_long(ctx, "layers:", m->layers);
+	cmd_catalog_long(ctx, "hidden:", m->hidden);
+	cmd_catalog_long(ctx, "heads:", m->heads);
+	cmd_catalog_long(ctx, "kv heads:", m->kv_heads);
+	cmd_catalog_long(ctx, "ffn:", m->ffn);
+	cmd_catalog_str(ctx, "mlp:", m->mlp);
+	cmd_catalog_long(ctx, "vocab:", m->vocab);
+	cmd_catalog_long(ctx, "seq:", m->seq);
+	cmd_catalog_str(ctx, "tied embeddings:", m->tied ? "yes" : "no");
+	cmd_catalog_num(ctx, "tokens:", m->tokens, "");
+	cmd_catalog_num(ctx, "batch tokens:", m->batch_tokens, "");
+}
+
 /* Every field of one entry, as loaded: what `check` will use. */
 static void
 cmd_catalog_fields(struct cmd_ctx *ctx, const struct catalog *c,
@@ -223,6 +240,9 @@ cmd_catalog_fields(struct cmd_ctx *ctx, const struct catalog *c,
 		break;
 	case CAT_SWITCH:
 		cmd_catalog_switch(ctx, catalog_switch(c, id));
+		break;
+	case CAT_MODEL:
+		cmd_catalog_model(ctx, catalog_model(c, id));
 		break;
 	default:
 		break;

@@ -101,8 +101,10 @@ static const char *const examples[] = {
 	"examples/dgx-b200-pod.yaml",
 	"examples/edge-inference.yaml",
 	"examples/gb200-nvl72.yaml",
+	"examples/h100-16k.yaml",
 	"examples/hgx-h200-xe9680.yaml",
 	"examples/pcie-lab.yaml",
+	"examples/selene.yaml",
 	"examples/testbed.yaml",
 };
 
