@@ -709,7 +709,7 @@ check_pcie_assign(const struct plan_hw *hw, struct check_card **cards,
 /* ------------------------------------------------------------------ */
 /* Per hardware model: NICs, ports, draw.                              */
 
-static int
+int
 check_net_fast(const struct plan_net *n)
 {
 	return n != NULL && ((n->kind != NULL &&
@@ -731,21 +731,10 @@ check_nic_fast(const struct cat_nic *n)
 static const struct plan_net *
 check_net_by_role(const struct plan *p, const char *role)
 {
-	const struct plan_net	*found = NULL;
-	size_t			 i;
-
 	if (role == NULL)
 		return NULL;
-	if (strcmp(role, "mgmt") == 0)
-		role = "management";
-	for (i = 0; i < p->nnets; i++)
-		if (p->nets[i].role != NULL &&
-		    strcmp(p->nets[i].role, role) == 0) {
-			if (found != NULL)
-				return NULL;
-			found = &p->nets[i];
-		}
-	return found;
+	return plan_net_by_role(p, strcmp(role, "mgmt") == 0 ? "management" :
+	    role);
 }
 
 static int

@@ -34,6 +34,7 @@
 
 struct plan;
 struct plan_hw;
+struct plan_net;
 struct cat_slot;
 
 /* Documented defaults for numbers the catalog does not give. */
@@ -106,6 +107,9 @@ void		 check_result_add(struct check_result *, enum check_sev,
 		    const char *group, char *subject, const char *what,
 		    char *measured, char *limit, char *hint, double value,
 		    double max, struct prov_loc loc);
+
+/* A network fit for GPU traffic between nodes: InfiniBand, or >= 100 Gb/s. */
+int		 check_net_fast(const struct plan_net *);
 
 /*
  * "5,230", "897.1", "unknown": thousands separators and at most

@@ -224,17 +224,27 @@ estimate_parse_count(const char *s, double *out)
 	return 0;
 }
 
+/* Index of `s` in a NULL-terminated list, or -1. */
+static int
+estimate_lookup(const char *const *list, const char *s)
+{
+	int	i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (strcmp(list[i], s) == 0)
+			return i;
+	return -1;
+}
+
 int
 estimate_prec_parse(const char *s, enum estimate_prec *out)
 {
-	size_t	i;
+	int	i = estimate_lookup(estimate_prec_names, s);
 
-	for (i = 0; estimate_prec_names[i] != NULL; i++)
-		if (strcmp(s, estimate_prec_names[i]) == 0) {
-			*out = (enum estimate_prec)(i + 1);
-			return 0;
-		}
-	return -1;
+	if (i < 0)
+		return -1;
+	*out = (enum estimate_prec)(i + 1);
+	return 0;
 }
 
 const char *
@@ -247,14 +257,12 @@ estimate_prec_name(enum estimate_prec p)
 int
 estimate_recompute_parse(const char *s, enum estimate_recompute *out)
 {
-	size_t	i;
+	int	i = estimate_lookup(estimate_rc_names, s);
 
-	for (i = 0; estimate_rc_names[i] != NULL; i++)
-		if (strcmp(s, estimate_rc_names[i]) == 0) {
-			*out = (enum estimate_recompute)i;
-			return 0;
-		}
-	return -1;
+	if (i < 0)
+		return -1;
+	*out = (enum estimate_recompute)i;
+	return 0;
 }
 
 const char *
@@ -281,15 +289,6 @@ estimate_recompute_phrase(enum estimate_recompute rc)
 static const char *const estimate_model_keys[] = { "params", "layers",
     "hidden", "heads", "kv_heads", "ffn", "vocab", "seq", "mlp", "tied",
     NULL };
-
-static int
-estimate_in(const char *const *list, const char *s)
-{
-	for (; *list != NULL; list++)
-		if (strcmp(*list, s) == 0)
-			return 1;
-	return 0;
-}
 
 static void
 estimate_model_from(struct estimate_model *m, const struct cat_model *c)
@@ -460,7 +459,7 @@ estimate_model_parse(struct estimate_model *out, const struct catalog *cat,
 			continue;
 		}
 		*eq = '\0';
-		if (!estimate_in(estimate_model_keys, item)) {
+		if (estimate_lookup(estimate_model_keys, item) < 0) {
 			const char	*near = str_suggest(item,
 			    estimate_model_keys);
 
@@ -751,30 +750,6 @@ estimate_hw_intra(struct estimate_hw *e)
 	    estimate_sig(e->intra_gbs).s);
 }
 
-static int
-estimate_net_fast(const struct plan_net *n)
-{
-	return (n->kind != NULL && strcmp(n->kind, "infiniband") == 0) ||
-	    (!isnan(n->gbps) && n->gbps >= CHECK_FAST_GBPS);
-}
-
-/* The one network with `role`, or NULL (none, or more than one). */
-static const struct plan_net *
-estimate_net_role(const struct plan *p, const char *role)
-{
-	const struct plan_net	*found = NULL;
-	size_t			 i;
-
-	for (i = 0; i < p->nnets; i++)
-		if (p->nets[i].role != NULL &&
-		    strcmp(p->nets[i].role, role) == 0) {
-			if (found != NULL)
-				return NULL;
-			found = &p->nets[i];
-		}
-	return found;
-}
-
 /*
  * The node's bandwidth between nodes, GB/s: its NICs on the networks with
  * role fabric; without one, on fast networks; without those, on any
@@ -806,7 +781,7 @@ estimate_hw_fabric(const struct plan *p, struct estimate_hw *e)
 			    (strcmp(net->role, "management") == 0 ||
 			    strcmp(net->role, "bmc") == 0);
 			if ((pass == 0 && !role_fabric) || (pass == 1 &&
-			    !estimate_net_fast(net)) || (pass == 2 && mgmt))
+			    !check_net_fast(net)) || (pass == 2 && mgmt))
 				continue;
 			if (nic->cat != NULL && !isnan(nic->cat->gbps))
 				gbps = nic->cat->gbps;
@@ -829,7 +804,7 @@ estimate_hw_fabric(const struct plan *p, struct estimate_hw *e)
 	}
 	/* A system's built-in fabric ports, when the plan names no NIC. */
 	if (e->fabric_gbs <= 0 && e->hw->sys != NULL) {
-		const struct plan_net	*fab = estimate_net_role(p, "fabric");
+		const struct plan_net	*fab = plan_net_by_role(p, "fabric");
 
 		for (i = 0; fab != NULL && i < e->hw->sys->nnics; i++) {
 			const struct cat_fixed	*f = &e->hw->sys->nics[i];

@@ -1619,6 +1619,22 @@ plan_net_find(const struct plan *p, const char *name)
 	return strmap_get(&p->index->nets, name);
 }
 
+const struct plan_net *
+plan_net_by_role(const struct plan *p, const char *role)
+{
+	const struct plan_net	*found = NULL;
+	size_t			 i;
+
+	for (i = 0; i < p->nnets; i++)
+		if (p->nets[i].role != NULL &&
+		    strcmp(p->nets[i].role, role) == 0) {
+			if (found != NULL)
+				return NULL;
+			found = &p->nets[i];
+		}
+	return found;
+}
+
 const char *
 plan_role_name(enum plan_role r)
 {

@@ -256,6 +256,8 @@ struct plan_node	*plan_node(const struct plan *, const char *name);
 struct plan_hw		*plan_hw_find(const struct plan *, const char *name);
 struct plan_rack	*plan_rack_find(const struct plan *, const char *name);
 struct plan_net		*plan_net_find(const struct plan *, const char *name);
+/* The one network with `role` ("fabric"), or NULL: none, or several. */
+const struct plan_net	*plan_net_by_role(const struct plan *, const char *role);
 const char		*plan_role_name(enum plan_role);
 /* Address of `node` on network `net`; the management address when net is the node's own. */
 const char		*plan_node_addr(const struct plan_node *, const char *net);

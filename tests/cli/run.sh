@@ -93,6 +93,26 @@ expect() {
 	return 1
 }
 
+# code_is FILE GOT DEFAULT: 0 when exit code GOT is the one FILE holds,
+# or DEFAULT when there is no FILE ("": any code); with UPDATE=1 a
+# different code is written to FILE instead.
+code_is() {
+	want=$3
+	if [ -f "$1" ]; then
+		read -r want <"$1"
+	fi
+	if [ -z "$want" ] || [ "$2" = "$want" ]; then
+		return 0
+	fi
+	if [ "${UPDATE:-0}" = 1 ]; then
+		echo "$2" >"$1"
+		echo "# updated $1"
+		return 0
+	fi
+	echo "# exit code $2, want $want"
+	return 1
+}
+
 # selected FILE: whether ONLY lets this fixture run.
 selected() {
 	[ -z "${ONLY:-}" ] && return 0
@@ -152,18 +172,7 @@ for plan in tests/fixtures/check/*.yaml; do
 	if [ -f "$base.err" ]; then
 		same "$base.err" "$tmp/err" || ok=1
 	fi
-	if [ -f "$base.code" ]; then
-		read -r want <"$base.code"
-		if [ "$code" != "$want" ]; then
-			if [ "${UPDATE:-0}" = 1 ]; then
-				echo "$code" >"$base.code"
-				echo "# updated $base.code"
-			else
-				echo "# exit code $code, want $want"
-				ok=1
-			fi
-		fi
-	fi
+	code_is "$base.code" "$code" "" || ok=1
 	report "$ok" "check $name"
 done
 
@@ -227,20 +236,7 @@ for args in tests/fixtures/estimate/*.args; do
 			expect "$base.$f" "$tmp/$f" || ok=1
 		fi
 	done
-	if [ -f "$base.code" ]; then
-		read -r want <"$base.code"
-	else
-		want=0
-	fi
-	if [ "$code" != "$want" ]; then
-		if [ "${UPDATE:-0}" = 1 ]; then
-			echo "$code" >"$base.code"
-			echo "# wrote $base.code"
-		else
-			echo "# exit code $code, want $want"
-			ok=1
-		fi
-	fi
+	code_is "$base.code" "$code" 0 || ok=1
 	case " $line " in
 	*" --json "*)
 		if ! python3 -m json.tool "$tmp/out" >/dev/null 2>"$tmp/json"; then
