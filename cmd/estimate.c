@@ -29,6 +29,7 @@ struct estimate_cmd_opts {
 	const char	*hardware;
 	const char	*measured;
 	long		 batch;
+	long		 seq;
 	long		 micro_batch;
 	long		 zero;
 	long		 tp, pp;
@@ -61,6 +62,8 @@ static const struct opt_spec estimate_opts_spec[] = {
 	{ "batch", 'b', OPT_LONG, offsetof(struct estimate_cmd_opts, batch),
 	  "N", "global batch in sequences (default: the preset's, else 4M "
 	  "tokens)" },
+	{ "seq", 0, OPT_LONG, offsetof(struct estimate_cmd_opts, seq), "N",
+	  "sequence length (default: the model's; same as --model M,seq=N)" },
 	{ "micro-batch", 0, OPT_LONG, offsetof(struct estimate_cmd_opts,
 	  micro_batch), "N", "sequences per GPU per micro-batch (default 1)" },
 	{ "recompute", 0, OPT_STR, offsetof(struct estimate_cmd_opts,
@@ -102,15 +105,16 @@ cmd_estimate_init(void *p)
 
 	o->zero = 1;
 	o->micro_batch = 1;
-	o->tp = o->pp = o->gpus = o->batch = o->context = o->requests = -1;
+	o->tp = o->pp = o->gpus = o->batch = o->seq = o->context =
+	    o->requests = -1;
 }
 
 static int cmd_estimate_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_estimate_entry = {
 	"estimate", NULL, "--model SPEC [--tokens N] [--mfu F | --tflops X | "
-	"--model-tflops X] "
-	"[--precision P] [--serve] [--json] PLAN",
+	"--model-tflops X] [--precision P] [--batch N] [--seq N] [--serve] "
+	"[--json] PLAN",
 	"will this cluster train (or serve) a model, and in how long: FLOPs, "
 	"memory per GPU, layout, all-reduce",
 	estimate_opts_spec, sizeof(struct estimate_cmd_opts), cmd_estimate_init,
@@ -355,6 +359,11 @@ cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return r;
 	if (estimate_model_parse(&m, ctx->plan->catalog, c->model, &err) != 0)
 		goto usage;
+	if (c->seq != -1 && cmd_estimate_count(ctx, "seq", c->seq, 10000000,
+	    &m.seq) != 0) {
+		r = PROV_EXIT_USAGE;
+		goto out;
+	}
 	switch (cmd_estimate_measured(ctx, c->measured, &me, &mpath)) {
 	case -1:
 		r = PROV_EXIT_USAGE;

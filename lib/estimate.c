@@ -5,7 +5,8 @@
  * model	parameters (published, or counted from the shape), tokens
  *		(given, published, or 20 per parameter) and the batch.
  * compute	the GPU's dense peak at the precision (catalog, or a measured
- *		GEMM figure), the throughput reached (peak x MFU, or --tflops),
+ *		GEMM figure), the throughput reached (peak x MFU, --tflops or
+ *		--model-tflops),
  *		the run's FLOPs (model FLOPs: three passes; hardware FLOPs: with
  *		what is recomputed), and so days, GPU-hours and a step's time.
  * memory	Adam state (16 bytes per parameter, ZeRO-sharded) and
