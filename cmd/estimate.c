@@ -10,6 +10,7 @@
  */
 #include "compat.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "buf.h"
@@ -98,6 +99,9 @@ static const struct opt_spec estimate_opts_spec[] = {
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
+/* A count option not given (any number typed, -1 too, is checked). */
+#define ESTIMATE_UNSET	LONG_MIN
+
 static void
 cmd_estimate_init(void *p)
 {
@@ -106,7 +110,7 @@ cmd_estimate_init(void *p)
 	o->zero = 1;
 	o->micro_batch = 1;
 	o->tp = o->pp = o->gpus = o->batch = o->seq = o->context =
-	    o->requests = -1;
+	    o->requests = ESTIMATE_UNSET;
 }
 
 static int cmd_estimate_exec(struct cmd_ctx *, void *, int, char **);
@@ -124,12 +128,12 @@ const struct cmd_entry cmd_estimate_entry = {
 static const char *const estimate_labels[4] = { "SUBJECT", "WHAT", "VALUE",
     "LIMIT" };
 
-/* A positive count option (-1: not given); a usage error otherwise. */
+/* A positive count option, or not given; a usage error otherwise. */
 static int
 cmd_estimate_count(struct cmd_ctx *ctx, const char *name, long v, long max,
     long *out)
 {
-	if (v == -1)
+	if (v == ESTIMATE_UNSET)
 		return 0;
 	if (v < 1 || v > max)
 		return cmd_usage_error(ctx, &cmd_estimate_entry, "--%s %ld: "
@@ -218,7 +222,8 @@ cmd_estimate_opts(struct cmd_ctx *ctx, const struct estimate_cmd_opts *c,
 	    cmd_estimate_count(ctx, "requests", c->requests, 100000000,
 	    &o->requests))
 		return PROV_EXIT_USAGE;
-	if (!c->serve && (c->context != -1 || c->requests != -1))
+	if (!c->serve && (c->context != ESTIMATE_UNSET ||
+	    c->requests != ESTIMATE_UNSET))
 		return cmd_usage_error(ctx, &cmd_estimate_entry, "--context "
 		    "and --requests size serving: add --serve");
 	o->serve = c->serve;
@@ -359,8 +364,7 @@ cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return r;
 	if (estimate_model_parse(&m, ctx->plan->catalog, c->model, &err) != 0)
 		goto usage;
-	if (c->seq != -1 && cmd_estimate_count(ctx, "seq", c->seq, 10000000,
-	    &m.seq) != 0) {
+	if (cmd_estimate_count(ctx, "seq", c->seq, 10000000, &m.seq) != 0) {
 		r = PROV_EXIT_USAGE;
 		goto out;
 	}
