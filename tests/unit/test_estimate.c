@@ -534,33 +534,33 @@ START_TEST(test_estimate_papers)
 {
 	static const struct test_run	runs[] = {
 		/* Narayanan et al. 2021 section 5.1: ~34 days. */
-		{ "gpt3-1024", "examples/selene.yaml", "gpt3-175b", 1024, 140,
+		{ "gpt3-1024", "examples/sizing/selene.yaml", "gpt3-175b", 1024, 140,
 		  NAN, 0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "days", 34,
 		  -0.1, 0.1 },
 		/* The same section: 1T on 3,072 GPUs, 450B tokens, ~84 days. */
-		{ "1t-3072", "examples/selene.yaml", "megatron-1t", 3072, 163,
+		{ "1t-3072", "examples/sizing/selene.yaml", "megatron-1t", 3072, 163,
 		  NAN, 0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "days", 84,
 		  -0.1, 0.1 },
 		/* Smith et al. 2022 section 2.4: 60.1 s per iteration. */
-		{ "mt-nlg-2240", "examples/selene.yaml", "mt-nlg-530b", 2240,
+		{ "mt-nlg-2240", "examples/sizing/selene.yaml", "mt-nlg-530b", 2240,
 		  126, NAN, 0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "step_s",
 		  60.1, -0.1, 0.1 },
 		/* The same at 350 and 420 DGX: 50.2 s and 44.4 s. */
-		{ "mt-nlg-2800", "examples/selene.yaml", "mt-nlg-530b", 2800,
+		{ "mt-nlg-2800", "examples/sizing/selene.yaml", "mt-nlg-530b", 2800,
 		  121, NAN, 0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "step_s",
 		  50.2, -0.1, 0.1 },
-		{ "mt-nlg-3360", "examples/selene.yaml", "mt-nlg-530b", 3360,
+		{ "mt-nlg-3360", "examples/sizing/selene.yaml", "mt-nlg-530b", 3360,
 		  113, NAN, 0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "step_s",
 		  44.4, -0.1, 0.1 },
 		/* Llama 3.1 model card: 30.84M H100 hours; Table 4: 400 TFLOPS. */
-		{ "llama3-405b", "examples/h100-16k.yaml", "llama3-405b", 0,
+		{ "llama3-405b", "examples/sizing/h100-16k.yaml", "llama3-405b", 0,
 		  NAN, 400, 0, ESTIMATE_RC_SELECTIVE, ESTIMATE_PREC_AUTO,
 		  "gpu_hours", 30.84e6, -0.1, 0.1 },
 		/* NeMo performance summary: 10T tokens on 1,024 H100, FP8. */
-		{ "nemo-llama3-70b", "examples/h100-16k.yaml", "llama3-70b",
+		{ "nemo-llama3-70b", "examples/sizing/h100-16k.yaml", "llama3-70b",
 		  1024, NAN, 734, 10e12, ESTIMATE_RC_SELECTIVE, ESTIMATE_FP8,
 		  "days", 74, -0.1, 0.1 },
-		{ "nemo-gpt3-175b", "examples/h100-16k.yaml", "gpt3-175b",
+		{ "nemo-gpt3-175b", "examples/sizing/h100-16k.yaml", "gpt3-175b",
 		  1024, NAN, 888, 10e12, ESTIMATE_RC_SELECTIVE, ESTIMATE_FP8,
 		  "days", 137, -0.1, 0.1 },
 		/*
@@ -570,10 +570,10 @@ START_TEST(test_estimate_papers)
 		 * 1,720,320 with no throughput published: the default 40% MFU
 		 * lands 15% above (Meta's figure means 46% MFU).
 		 */
-		{ "bloom", "examples/selene.yaml", "bloom-176b", 384, 156, NAN,
+		{ "bloom", "examples/sizing/selene.yaml", "bloom-176b", 384, 156, NAN,
 		  0, ESTIMATE_RC_FULL, ESTIMATE_PREC_AUTO, "gpu_hours",
 		  1082990, -0.145, -0.125 },
-		{ "llama2-70b", "examples/selene.yaml", "llama2-70b", 2048, NAN,
+		{ "llama2-70b", "examples/sizing/selene.yaml", "llama2-70b", 2048, NAN,
 		  NAN, 0, ESTIMATE_RC_SELECTIVE, ESTIMATE_PREC_AUTO,
 		  "gpu_hours", 1720320, 0.14, 0.16 },
 	};
