@@ -75,19 +75,19 @@ static const char *const cat_mlps[] = { "gelu", "swiglu", NULL };
 
 /* Every kind embeds cat_meta first, so these offsets apply to all. */
 #define META_FIELDS(s)							\
-	F("name", SCHEMA_STR, s, m.name, SCHEMA_REQUIRED),		\
-	F("vendor", SCHEMA_STR, s, m.vendor, 0),			\
-	F("aliases", SCHEMA_STRLIST, s, m.aliases, 0),			\
-	F("sources", SCHEMA_STRLIST, s, m.sources, 0),			\
-	F("unconfirmed", SCHEMA_STRLIST, s, m.unconfirmed, 0),		\
-	F("unknown", SCHEMA_STRLIST, s, m.unknown, 0),			\
+	F("name", SCHEMA_TEXT, s, m.name, SCHEMA_REQUIRED),		\
+	F("vendor", SCHEMA_TEXT, s, m.vendor, 0),			\
+	F("aliases", SCHEMA_WORD, s, m.aliases, SCHEMA_LIST),		\
+	F("sources", SCHEMA_WORD, s, m.sources, SCHEMA_LIST),		\
+	F("unconfirmed", SCHEMA_TEXT, s, m.unconfirmed, SCHEMA_LIST),	\
+	F("unknown", SCHEMA_TEXT, s, m.unknown, SCHEMA_LIST),		\
 	F("notes", SCHEMA_IGNORE, s, m.name, 0)
 
 static const struct schema_field cat_gpu_fields[] = {
 	META_FIELDS(struct cat_gpu),
-	F("pci_ids", SCHEMA_STRLIST, struct cat_gpu, pci_ids, 0),
+	F("pci_ids", SCHEMA_PCIID, struct cat_gpu, pci_ids, SCHEMA_LIST),
 	F("memory_gb", SCHEMA_NUM, struct cat_gpu, memory_gb, NUL),
-	F("memory_type", SCHEMA_STR, struct cat_gpu, memory_type, NUL),
+	F("memory_type", SCHEMA_WORD, struct cat_gpu, memory_type, NUL),
 	F("memory_bw_gbs", SCHEMA_NUM, struct cat_gpu, memory_bw_gbs, NUL),
 	F("power_w", SCHEMA_NUM, struct cat_gpu, power_w, NUL),
 	FE("form_factor", struct cat_gpu, form_factor, SCHEMA_REQUIRED, cat_gpu_ff),
@@ -113,7 +113,7 @@ static const struct schema_field cat_gpu_fields[] = {
 
 static const struct schema_field cat_nic_fields[] = {
 	META_FIELDS(struct cat_nic),
-	F("pci_ids", SCHEMA_STRLIST, struct cat_nic, pci_ids, 0),
+	F("pci_ids", SCHEMA_PCIID, struct cat_nic, pci_ids, SCHEMA_LIST),
 	FE("kind", struct cat_nic, kind, SCHEMA_REQUIRED, cat_nic_kinds),
 	F("ports", SCHEMA_INT, struct cat_nic, ports, NUL),
 	F("gbps", SCHEMA_NUM, struct cat_nic, gbps, NUL),
@@ -156,7 +156,7 @@ static const struct schema_field cat_sys_fields[] = {
 	F("memory_slots", SCHEMA_INT, struct cat_system, memory_slots, NUL),
 	F("max_memory_gb", SCHEMA_NUM, struct cat_system, max_memory_gb, NUL),
 	F("memory_gb", SCHEMA_NUM, struct cat_system, memory_gb, NUL),
-	F("gpu_form_factors", SCHEMA_STRLIST, struct cat_system, gpu_form_factors, 0),
+	F("gpu_form_factors", SCHEMA_WORD, struct cat_system, gpu_form_factors, SCHEMA_LIST),
 	FE("cooling", struct cat_system, cooling, NUL, cat_sys_cooling),
 	F("nvlink_domain_gpus", SCHEMA_INT, struct cat_system, nvlink_domain_gpus, NUL),
 	FR("weight_kg", SCHEMA_NUM, struct cat_system, weight_kg, NUL, 0, 100000),
@@ -189,14 +189,14 @@ static const char *const cat_sys_nested[] = { "cpu", "gpus", "nics",
 static const struct schema_field cat_fixed_fields[] = {
 	F("model", SCHEMA_WORD, struct cat_fixed, model, NUL),
 	F("count", SCHEMA_INT, struct cat_fixed, count, NUL),
-	F("network_role", SCHEMA_STR, struct cat_fixed, role, 0),
+	F("network_role", SCHEMA_WORD, struct cat_fixed, role, 0),
 	F("models", SCHEMA_IGNORE, struct cat_fixed, model, 0),
 	F("nvswitch", SCHEMA_IGNORE, struct cat_fixed, model, 0),
 	FEND
 };
 
 static const struct schema_field cat_drive_fields[] = {
-	F("kind", SCHEMA_STR, struct cat_drive, kind, SCHEMA_REQUIRED),
+	F("kind", SCHEMA_WORD, struct cat_drive, kind, SCHEMA_REQUIRED),
 	F("count", SCHEMA_INT, struct cat_drive, count, 0),
 	F("tb", SCHEMA_NUM, struct cat_drive, tb, NUL),
 	FEND
@@ -211,7 +211,7 @@ struct cat_psu_raw {
 
 static const struct schema_field cat_psu_fields[] = {
 	F("count", SCHEMA_INT, struct cat_psu_raw, count, NUL),
-	F("redundancy", SCHEMA_STR, struct cat_psu_raw, redundancy, NUL),
+	F("redundancy", SCHEMA_REDUNDANCY, struct cat_psu_raw, redundancy, NUL),
 	FE("inlet", struct cat_psu_raw, inlet, NUL, cat_psu_inlets),
 	F("ratings", SCHEMA_NODE, struct cat_psu_raw, ratings, 0),
 	F("model", SCHEMA_IGNORE, struct cat_psu_raw, count, 0),
@@ -235,7 +235,7 @@ struct cat_slot_raw {
 };
 
 static const struct schema_field cat_slot_fields[] = {
-	F("name", SCHEMA_STR, struct cat_slot_raw, name, 0),
+	F("name", SCHEMA_TEXT, struct cat_slot_raw, name, 0),
 	F("lanes", SCHEMA_INT, struct cat_slot_raw, lanes, SCHEMA_REQUIRED),
 	F("mech", SCHEMA_INT, struct cat_slot_raw, mech, 0),
 	F("gen", SCHEMA_INT, struct cat_slot_raw, gen, NUL),
@@ -483,10 +483,15 @@ cat_load_system(const struct schema_ctx *sc, const struct yml_node *v,
 			r = -1;
 		if ((alt = yml_map_get(n, "models")) != NULL &&
 		    alt->kind == YML_SEQ)
-			for (i = 0; i < alt->n; i++)
-				if (alt->u.items[i]->kind == YML_SCALAR)
-					strvec_push(&s->gpu_models,
-					    alt->u.items[i]->u.s);
+			for (i = 0; i < alt->n; i++) {
+				const char	*id;
+
+				if (schema_typed(sc, alt->u.items[i],
+				    SCHEMA_WORD, "models", &id) != 0)
+					r = -1;
+				else
+					strvec_push(&s->gpu_models, id);
+			}
 	}
 	if ((n = yml_map_get(v, "nics")) != NULL && n->kind == YML_SEQ) {
 		s->nics = xcalloc(n->n + 1, sizeof *s->nics);

@@ -51,7 +51,7 @@
 
 #define PLAN_MAX_NODES_DEFAULT	1000000
 #define PLAN_PATH_HINT		"paths are relative to the plan's directory"
-#define PLAN_MAC_HINT		"six hex pairs like '0c:c4:7a:00:00:10'"
+#define PLAN_CA_MAX		(64u << 10)
 
 struct plan_index {
 	struct strmap	nodes;
@@ -93,6 +93,8 @@ static const char *const plan_drive_kinds[] = { "nvme", "ssd", "hdd", NULL };
 #define F(k, t, s, m, fl) { k, t, offsetof(s, m), fl, NULL, NULL, NOLIM }
 #define FR(k, t, s, m, fl, lo, hi) { k, t, offsetof(s, m), fl, NULL, NULL, lo, hi }
 #define FE(k, s, m, fl, e) { k, SCHEMA_ENUM, offsetof(s, m), fl, e, NULL, NOLIM }
+/* A node the loader binds itself, with the shape `sub`. */
+#define FN(k, s, m, fl, sub) { k, SCHEMA_NODE, offsetof(s, m), fl, NULL, sub, NOLIM }
 #define FEND { NULL, SCHEMA_END, 0, 0, NULL, NULL, NOLIM }
 
 struct plan_cluster_raw {
@@ -133,7 +135,7 @@ static const struct schema_field plan_drive_fields[] = {
 static const struct schema_field plan_psu_fields[] = {
 	FR("count", SCHEMA_INT, struct plan_psu, count, 0, 1, 32),
 	FR("watts", SCHEMA_NUM, struct plan_psu, watts, 0, 1, 100000),
-	F("redundancy", SCHEMA_STR, struct plan_psu, redundancy, 0),
+	F("redundancy", SCHEMA_REDUNDANCY, struct plan_psu, redundancy, 0),
 	FEND
 };
 
@@ -146,13 +148,13 @@ struct plan_hw_raw {
 
 static const struct schema_field plan_hw_fields[] = {
 	F("system", SCHEMA_WORD, struct plan_hw_raw, system, SCHEMA_REQUIRED),
-	F("cpu", SCHEMA_NODE, struct plan_hw_raw, cpu, 0),
+	FN("cpu", struct plan_hw_raw, cpu, 0, plan_part_fields),
 	FR("memory_gb", SCHEMA_NUM, struct plan_hw_raw, memory_gb, 0, 0, 1e7),
-	F("gpus", SCHEMA_NODE, struct plan_hw_raw, gpus, 0),
-	F("nics", SCHEMA_NODE, struct plan_hw_raw, nics, 0),
-	F("drives", SCHEMA_NODE, struct plan_hw_raw, drives, 0),
-	F("psu", SCHEMA_NODE, struct plan_hw_raw, psu, 0),
-	F("mig", SCHEMA_STRLIST, struct plan_hw_raw, mig, 0),
+	FN("gpus", struct plan_hw_raw, gpus, 0, plan_part_fields),
+	FN("nics", struct plan_hw_raw, nics, SCHEMA_LIST, plan_nic_fields),
+	FN("drives", struct plan_hw_raw, drives, SCHEMA_LIST, plan_drive_fields),
+	FN("psu", struct plan_hw_raw, psu, 0, plan_psu_fields),
+	F("mig", SCHEMA_MIG, struct plan_hw_raw, mig, SCHEMA_LIST),
 	FEND
 };
 
@@ -183,12 +185,12 @@ static const struct schema_field plan_rack_fields[] = {
 	FR("depth_mm", SCHEMA_NUM, struct plan_rack_raw, depth_mm, 0, 100, 3000),
 	FR("cooling_kw", SCHEMA_NUM, struct plan_rack_raw, cooling_kw, 0, 0, 10000),
 	FE("cooling", struct plan_rack_raw, cooling, 0, plan_coolings),
-	F("pdus", SCHEMA_NODE, struct plan_rack_raw, pdus, 0),
+	FN("pdus", struct plan_rack_raw, pdus, SCHEMA_LIST, plan_pdu_fields),
 	FEND
 };
 
 static const struct schema_field plan_net_fields[] = {
-	F("cidr", SCHEMA_STR, struct plan_net, cidr, SCHEMA_REQUIRED),
+	F("cidr", SCHEMA_CIDR, struct plan_net, cidr, SCHEMA_REQUIRED),
 	FE("kind", struct plan_net, kind, 0, plan_net_kinds),
 	FR("gbps", SCHEMA_NUM, struct plan_net, gbps, 0, 0.001, 100000),
 	FE("role", struct plan_net, role, 0, plan_net_roles),
@@ -210,37 +212,17 @@ struct plan_ssh_raw {
 };
 
 static const struct schema_field plan_ssh_fields[] = {
-	F("user", SCHEMA_WORD, struct plan_ssh_raw, user, 0),
-	F("identity", SCHEMA_STR, struct plan_ssh_raw, identity, SCHEMA_NULLABLE),
-	F("known_hosts", SCHEMA_STR, struct plan_ssh_raw, known_hosts, 0),
+	F("user", SCHEMA_USER, struct plan_ssh_raw, user, 0),
+	F("identity", SCHEMA_PATH, struct plan_ssh_raw, identity, SCHEMA_NULLABLE),
+	F("known_hosts", SCHEMA_PATH, struct plan_ssh_raw, known_hosts, 0),
 	FE("host_keys", struct plan_ssh_raw, host_keys, 0, plan_host_keys),
-	F("jump", SCHEMA_STR, struct plan_ssh_raw, jump, SCHEMA_NULLABLE),
+	F("jump", SCHEMA_JUMP, struct plan_ssh_raw, jump, SCHEMA_NULLABLE),
 	FR("forks", SCHEMA_INT, struct plan_ssh_raw, forks, 0, 1, 4096),
 	FR("port", SCHEMA_INT, struct plan_ssh_raw, port, 0, 1, 65535),
 	FR("connect_timeout_s", SCHEMA_INT, struct plan_ssh_raw, connect_timeout_s, 0, 1, 3600),
 	FR("command_timeout_s", SCHEMA_INT, struct plan_ssh_raw, command_timeout_s, 0, 0, 604800),
-	F("passphrase_env", SCHEMA_WORD, struct plan_ssh_raw, passphrase_env, 0),
+	F("passphrase_env", SCHEMA_ENVVAR, struct plan_ssh_raw, passphrase_env, 0),
 	FE("become", struct plan_ssh_raw, become, SCHEMA_NULLABLE, plan_become),
-	FEND
-};
-
-struct plan_node_raw {
-	const char		*name, *role, *hardware, *rack, *address, *mac;
-	long			 u;
-	const struct yml_node	*macs, *interfaces, *bmc;
-};
-
-static const struct schema_field plan_node_fields[] = {
-	F("name", SCHEMA_STR, struct plan_node_raw, name, SCHEMA_REQUIRED),
-	FE("role", struct plan_node_raw, role, 0, plan_roles),
-	F("hardware", SCHEMA_WORD, struct plan_node_raw, hardware, 0),
-	F("rack", SCHEMA_WORD, struct plan_node_raw, rack, 0),
-	FR("u", SCHEMA_INT, struct plan_node_raw, u, 0, 1, 100),
-	F("address", SCHEMA_STR, struct plan_node_raw, address, 0),
-	F("mac", SCHEMA_STR, struct plan_node_raw, mac, 0),
-	F("macs", SCHEMA_NODE, struct plan_node_raw, macs, 0),
-	F("interfaces", SCHEMA_NODE, struct plan_node_raw, interfaces, 0),
-	F("bmc", SCHEMA_NODE, struct plan_node_raw, bmc, 0),
 	FEND
 };
 
@@ -251,33 +233,69 @@ struct plan_bmc_raw {
 };
 
 static const struct schema_field plan_bmc_fields[] = {
-	F("address", SCHEMA_STR, struct plan_bmc_raw, address, SCHEMA_REQUIRED),
-	F("user", SCHEMA_STR, struct plan_bmc_raw, user, 0),
-	F("password_env", SCHEMA_WORD, struct plan_bmc_raw, password_env, 0),
-	F("password_file", SCHEMA_STR, struct plan_bmc_raw, password_file, 0),
-	F("ca_file", SCHEMA_STR, struct plan_bmc_raw, ca_file, 0),
+	F("address", SCHEMA_ADDRS, struct plan_bmc_raw, address, SCHEMA_REQUIRED),
+	F("user", SCHEMA_USER, struct plan_bmc_raw, user, 0),
+	F("password_env", SCHEMA_ENVVAR, struct plan_bmc_raw, password_env, 0),
+	F("password_file", SCHEMA_PATH, struct plan_bmc_raw, password_file, 0),
+	F("ca_file", SCHEMA_PATH, struct plan_bmc_raw, ca_file, 0),
 	F("insecure", SCHEMA_BOOL, struct plan_bmc_raw, insecure, 0),
 	FR("port", SCHEMA_INT, struct plan_bmc_raw, port, 0, 1, 65535),
+	FEND
+};
+
+struct plan_node_raw {
+	const char		*name, *role, *hardware, *rack, *address, *mac;
+	long			 u;
+	struct strvec		 macs;
+	const struct yml_node	*interfaces, *bmc;
+};
+
+/*
+ * A name's characters are checked here (a hostlist), and each name of the
+ * range as a host name once expanded, with its own message.
+ */
+static const struct schema_field plan_node_fields[] = {
+	F("name", SCHEMA_HOSTLIST, struct plan_node_raw, name, SCHEMA_REQUIRED),
+	FE("role", struct plan_node_raw, role, 0, plan_roles),
+	F("hardware", SCHEMA_WORD, struct plan_node_raw, hardware, 0),
+	F("rack", SCHEMA_WORD, struct plan_node_raw, rack, 0),
+	FR("u", SCHEMA_INT, struct plan_node_raw, u, 0, 1, 100),
+	F("address", SCHEMA_ADDRS, struct plan_node_raw, address, 0),
+	F("mac", SCHEMA_MAC, struct plan_node_raw, mac, 0),
+	F("macs", SCHEMA_MAC, struct plan_node_raw, macs, SCHEMA_LIST),
+	F("interfaces", SCHEMA_ADDRS, struct plan_node_raw, interfaces,
+	    SCHEMA_NAMES),
+	FN("bmc", struct plan_node_raw, bmc, 0, plan_bmc_fields),
 	FEND
 };
 
 /* software: nested sections bound straight into struct plan_software. */
 static const struct schema_field plan_os_fields[] = {
 	FE("distro", struct plan_software, os_distro, SCHEMA_REQUIRED, plan_distros),
-	F("release", SCHEMA_WORD, struct plan_software, os_release, SCHEMA_REQUIRED),
+	F("release", SCHEMA_VERSION, struct plan_software, os_release, SCHEMA_REQUIRED),
 	FEND
 };
 
 static const struct schema_field plan_driver_fields[] = {
-	F("branch", SCHEMA_WORD, struct plan_software, driver_branch, 0),
-	F("version", SCHEMA_WORD, struct plan_software, driver_version, 0),
-	F("cuda", SCHEMA_WORD, struct plan_software, cuda, 0),
+	F("branch", SCHEMA_VERSION, struct plan_software, driver_branch, 0),
+	F("version", SCHEMA_VERSION, struct plan_software, driver_version, 0),
+	F("cuda", SCHEMA_VERSION, struct plan_software, cuda, 0),
+	FEND
+};
+
+static const struct schema_field plan_mirror_fields[] = {
+	F("registry", SCHEMA_HOSTPORT, struct plan_mirror, registry, SCHEMA_REQUIRED),
+	F("url", SCHEMA_URL, struct plan_mirror, url, SCHEMA_REQUIRED),
+	F("insecure", SCHEMA_BOOL, struct plan_mirror, insecure, 0),
+	F("ca_file", SCHEMA_PATH, struct plan_mirror, ca_file, 0),
 	FEND
 };
 
 static const struct schema_field plan_runtime_fields[] = {
 	FE("engine", struct plan_software, runtime, SCHEMA_REQUIRED, plan_runtimes),
 	F("nvidia_toolkit", SCHEMA_BOOL, struct plan_software, nvidia_toolkit, 0),
+	FN("registry_mirrors", struct plan_software, mirrors_src,
+	    SCHEMA_LIST | SCHEMA_NULLABLE, plan_mirror_fields),
 	FEND
 };
 
@@ -286,16 +304,25 @@ struct plan_sw_raw {
 	const struct yml_node	*partitions;
 };
 
+static const struct schema_field plan_partition_fields[] = {
+	F("name", SCHEMA_WORD, struct plan_partition, name, SCHEMA_REQUIRED),
+	F("nodes", SCHEMA_HOSTLIST, struct plan_partition, nodes, SCHEMA_REQUIRED),
+	F("default", SCHEMA_BOOL, struct plan_partition, is_default, 0),
+	F("max_time", SCHEMA_DURATION, struct plan_partition, max_time, 0),
+	FEND
+};
+
 static const struct schema_field plan_slurm_fields[] = {
 	F("cluster_name", SCHEMA_HOST, struct plan_software, slurm_cluster, 0),
-	F("partitions", SCHEMA_NODE, struct plan_software, src, 0),
+	FN("partitions", struct plan_software, src, SCHEMA_LIST,
+	    plan_partition_fields),
 	FE("proctrack", struct plan_software, slurm_proctrack, 0, plan_proctracks),
 	FEND
 };
 
 static const struct schema_field plan_k8s_fields[] = {
-	F("version", SCHEMA_WORD, struct plan_software, k8s_version, 0),
-	F("pod_cidr", SCHEMA_STR, struct plan_software, k8s_pod_cidr, 0),
+	F("version", SCHEMA_VERSION, struct plan_software, k8s_version, 0),
+	F("pod_cidr", SCHEMA_CIDR, struct plan_software, k8s_pod_cidr, 0),
 	FE("cni", struct plan_software, k8s_cni, 0, plan_cnis),
 	FEND
 };
@@ -321,21 +348,33 @@ static const struct schema_field plan_sw_fields[] = {
 	{ "container_runtime", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_runtime_fields, NOLIM },
 	{ "orchestrator", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_orch_fields, NOLIM },
 	{ "monitoring", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_mon_fields, NOLIM },
-	F("extras", SCHEMA_STRLIST, struct plan_software, extras, 0),
+	F("extras", SCHEMA_PKG, struct plan_software, extras, SCHEMA_LIST),
 	FEND
 };
 
-static const struct schema_field plan_partition_fields[] = {
-	F("name", SCHEMA_WORD, struct plan_partition, name, SCHEMA_REQUIRED),
-	F("nodes", SCHEMA_STR, struct plan_partition, nodes, SCHEMA_REQUIRED),
-	F("default", SCHEMA_BOOL, struct plan_partition, is_default, 0),
-	F("max_time", SCHEMA_STR, struct plan_partition, max_time, 0),
-	FEND
+/*
+ * The top level, read section by section by plan_load_any(): this table
+ * gives its keys and the shape of each (offsets unused).
+ */
+struct plan_top_raw {
+	const struct yml_node	*node;
+	long			 version;
+	struct strvec		 profiles;
 };
 
-static const char *const plan_top_keys[] = { "version", "cluster", "profiles",
-    "hardware", "racks", "networks", "switches", "ssh", "nodes", "software",
-    NULL };
+static const struct schema_field plan_top_fields[] = {
+	FR("version", SCHEMA_INT, struct plan_top_raw, version, SCHEMA_REQUIRED, 1, 1),
+	FN("cluster", struct plan_top_raw, node, SCHEMA_REQUIRED, plan_cluster_fields),
+	F("profiles", SCHEMA_PATH, struct plan_top_raw, profiles, SCHEMA_LIST),
+	FN("hardware", struct plan_top_raw, node, SCHEMA_NAMES, plan_hw_fields),
+	FN("racks", struct plan_top_raw, node, SCHEMA_NAMES, plan_rack_fields),
+	FN("networks", struct plan_top_raw, node, SCHEMA_NAMES, plan_net_fields),
+	FN("switches", struct plan_top_raw, node, SCHEMA_NAMES, plan_switch_fields),
+	FN("ssh", struct plan_top_raw, node, 0, plan_ssh_fields),
+	FN("nodes", struct plan_top_raw, node, SCHEMA_LIST, plan_node_fields),
+	FN("software", struct plan_top_raw, node, 0, plan_sw_fields),
+	FEND
+};
 
 static struct prov_loc
 plan_ld_loc(struct plan_ld *ld, const struct yml_node *n)
@@ -442,49 +481,6 @@ plan_each_entry(struct plan_ld *ld, const struct yml_node *sec,
 	}
 }
 
-/* "N", "N+N", "N+1" or "2+2": needed PSUs, then spare ones. */
-static int
-plan_redundancy_ok(const char *s)
-{
-	const char	*plus = strchr(s, '+');
-	char		*need;
-	long		 a, b;
-	int		 ok;
-
-	if (strcmp(s, "N") == 0 || strcmp(s, "N+N") == 0)
-		return 1;
-	if (plus == NULL || str_to_long(plus + 1, &b) != 0 || b < 0)
-		return 0;
-	need = xstrndup(s, (size_t)(plus - s));
-	ok = strcmp(need, "N") == 0 || (str_to_long(need, &a) == 0 && a > 0);
-	free(need);
-	return ok;
-}
-
-/*
- * Lists whose entries become package names or tool arguments on nodes
- * (extras, MIG profiles): quoting keeps them out of the shell, and this
- * keeps them out of option parsing and paths too.
- */
-static void
-plan_check_words(struct plan_ld *ld, const struct yml_node *list,
-    const struct strvec *sv, const char *what)
-{
-	size_t	i;
-
-	for (i = 0; i < sv->n; i++) {
-		const struct yml_node	*at = list != NULL && list->kind ==
-		    YML_SEQ && i < list->n ? list->u.items[i] : list;
-
-		if (str_is_safe_word(sv->v[i]) && sv->v[i][0] != '-' &&
-		    sv->v[i][0] != '.')
-			continue;
-		plan_ld_err(ld, at, "use letters, digits, '.', '_', '+' and "
-		    "'-' only, not starting with '-' or '.'",
-		    "bad %s '%s'", what, sv->v[i]);
-	}
-}
-
 static void
 plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
     const struct yml_node *v, size_t i)
@@ -507,7 +503,6 @@ plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
 	hw->system = raw.system;
 	hw->memory_gb = raw.memory_gb;
 	hw->mig = raw.mig;
-	plan_check_words(ld, yml_map_get(v, "mig"), &hw->mig, "MIG profile");
 	if (raw.cpu != NULL) {
 		hw->cpu.src = raw.cpu;
 		(void)schema_bind(&ld->sc, raw.cpu, plan_part_fields, &hw->cpu);
@@ -550,11 +545,6 @@ plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
 			}
 		}
 	}
-	if (hw->psu.redundancy != NULL &&
-	    !plan_redundancy_ok(hw->psu.redundancy))
-		plan_ld_err(ld, yml_map_get(hw->psu.src, "redundancy"),
-		    "write 'N+1', 'N+N', 'N' or counts like '2+2'",
-		    "bad redundancy '%s'", hw->psu.redundancy);
 	strmap_add(&ld->p->index->hw, hw->name, hw);
 }
 
@@ -695,30 +685,86 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 		s->become = "sudo";
 }
 
-/* A Slurm time limit: "30", "30:00", "4:00:00", "2-0", "2-12:00:00"... */
-static int
-plan_slurm_time_ok(const char *s)
+/* The certificates of a mirror's ca_file, kept for apply to put on nodes. */
+static void
+plan_load_mirror_ca(struct plan_ld *ld, struct plan_mirror *m)
 {
-	const char	*p = s;
-	int		 groups = 1, days = 0;
+	const struct yml_node	*at = yml_map_get(m->src, "ca_file");
+	struct buf		 b = BUF_INIT;
 
-	if (strcmp(s, "UNLIMITED") == 0 || strcmp(s, "INFINITE") == 0)
-		return 1;
-	if (!isdigit((unsigned char)*p))
-		return 0;
-	for (; *p != '\0'; p++) {
-		if (isdigit((unsigned char)*p))
-			continue;
-		if ((*p != ':' && *p != '-') || !isdigit((unsigned char)p[1]))
-			return 0;
-		if (*p == '-' && (days++ > 0 || groups > 1))
-			return 0;
-		if (*p == '-')
-			continue;
-		if (++groups > 3)
-			return 0;
+	struct stat		 st;
+
+	m->ca_file = plan_path(ld, m->ca_file);
+	b.max = PLAN_CA_MAX;
+	if (stat(m->ca_file, &st) == 0 && !S_ISREG(st.st_mode))
+		plan_ld_err(ld, at, PLAN_PATH_HINT, "ca_file '%s' is not a "
+		    "file", m->ca_file);
+	else if (buf_read_file(&b, m->ca_file) != 0)
+		plan_ld_err(ld, at, PLAN_PATH_HINT, "cannot read ca_file '%s': "
+		    "%s", m->ca_file, strerror(errno));
+	else if (b.truncated)
+		plan_ld_err(ld, at, NULL, "ca_file '%s' is over %u KiB",
+		    m->ca_file, PLAN_CA_MAX >> 10);
+	else if (strlen(b.buf) != b.len ||
+	    strstr(b.buf, "-----BEGIN CERTIFICATE-----") == NULL)
+		plan_ld_err(ld, at, "give the PEM file of the CA that signed "
+		    "the mirror's certificate", "ca_file '%s' holds no PEM "
+		    "certificate", m->ca_file);
+	else
+		m->ca_pem = yml_doc_strdup(&ld->p->doc, b.buf);
+	buf_release(&b);
+}
+
+/*
+ * software.container_runtime.registry_mirrors: an https URL unless the
+ * mirror says `insecure: true`, one mirror per registry, and an engine
+ * that can use them (docker mirrors docker.io only).
+ */
+static void
+plan_load_mirrors(struct plan_ld *ld)
+{
+	struct plan_software	*sw = &ld->p->sw;
+	const struct yml_node	*l = sw->mirrors_src;
+	size_t			 i, j;
+
+	sw->mirrors_src = NULL;
+	if (l == NULL || yml_is_null(l))
+		return;
+	if (l->kind != YML_SEQ) {
+		schema_type_error(&ld->sc, l, "registry_mirrors", "a list");
+		return;
 	}
-	return 1;
+	if (sw->runtime == NULL || (strcmp(sw->runtime, "containerd") != 0 &&
+	    strcmp(sw->runtime, "docker") != 0))
+		plan_ld_err(ld, l, "set 'engine: containerd' or 'engine: docker'",
+		    "registry mirrors need a containerd or docker engine");
+	sw->mirrors = xcalloc(l->n, sizeof *sw->mirrors);
+	for (i = 0; i < l->n; i++) {
+		struct plan_mirror	*m = &sw->mirrors[sw->nmirrors];
+
+		m->src = l->u.items[i];
+		if (schema_bind(&ld->sc, m->src, plan_mirror_fields, m) != 0)
+			continue;
+		if (str_starts(m->url, "http://") && !m->insecure)
+			plan_ld_err(ld, yml_map_get(m->src, "url"), "use https, "
+			    "or say 'insecure: true' for this mirror", "mirror "
+			    "'%s' is plain http: anyone on the way can read and "
+			    "change what is pulled", m->url);
+		for (j = 0; j < sw->nmirrors; j++)
+			if (strcmp(sw->mirrors[j].registry, m->registry) == 0)
+				plan_ld_err(ld, yml_map_get(m->src, "registry"),
+				    "one mirror per registry", "registry '%s' "
+				    "has a mirror already", m->registry);
+		if (sw->runtime != NULL && strcmp(sw->runtime, "docker") == 0 &&
+		    strcmp(m->registry, "docker.io") != 0)
+			plan_ld_err(ld, yml_map_get(m->src, "registry"), "use "
+			    "engine containerd to mirror other registries",
+			    "docker mirrors docker.io only, not '%s'",
+			    m->registry);
+		if (m->ca_file != NULL)
+			plan_load_mirror_ca(ld, m);
+		sw->nmirrors++;
+	}
 }
 
 static void
@@ -735,7 +781,7 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 	if (v == NULL || yml_is_null(v))
 		return;
 	(void)schema_bind(&ld->sc, v, plan_sw_fields, sw);
-	plan_check_words(ld, yml_map_get(v, "extras"), &sw->extras, "extra");
+	plan_load_mirrors(ld);
 	/* plan_slurm_fields parks the partitions node in sw->src. */
 	parts = sw->src;
 	sw->src = v;
@@ -752,27 +798,7 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 
 		pt->src = parts->u.items[i];
 		(void)schema_bind(&ld->sc, pt->src, plan_partition_fields, pt);
-		if (pt->max_time != NULL && !plan_slurm_time_ok(pt->max_time))
-			plan_ld_err(ld, yml_map_get(pt->src, "max_time"),
-			    "Slurm's form: MINUTES, HOURS:MM:SS, DAYS-HOURS[:MM"
-			    "[:SS]] or UNLIMITED, e.g. \"2-00:00:00\"",
-			    "bad max_time '%s'", pt->max_time);
 	}
-}
-
-/* "0c:c4:7a:00:00:10" (or with '-'). */
-static int
-plan_mac_ok(const char *s)
-{
-	size_t	i;
-
-	if (strlen(s) != 17)
-		return 0;
-	for (i = 0; i < 17; i++)
-		if (i % 3 == 2 ? s[i] != s[2] || (s[i] != ':' && s[i] != '-') :
-		    !isxdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
 }
 
 /* An IPv4 or IPv6 address, or a host name that does not look like IPv4. */
@@ -875,32 +901,34 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	struct hostlist_iter	*it = NULL;
 	const char		**addrs = NULL, **macs = NULL, **bmcs = NULL;
 	const char		***ifv = NULL, *name;
+	const struct yml_node	*ml;
 	size_t			 n = 1, i, j, nif = 0, first, badname = 0;
 
 	memset(&raw, 0, sizeof raw);
 	memset(&braw, 0, sizeof braw);
 	raw.role = "worker";
+	raw.macs = (struct strvec)STRVEC_INIT;
 	/*
 	 * Other bad keys still make the nodes, so that references to them
 	 * do not add false "unknown node" errors; the load fails anyway.
 	 */
 	(void)schema_bind(&ld->sc, v, plan_node_fields, &raw);
 	if (raw.name == NULL)
-		return;
+		goto out;
 
 	if (hostlist_is_pattern(raw.name)) {
 		if (hostlist_count(&n, raw.name, &e) != 0) {
 			plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s",
 			    e.msg);
 			prov_err_release(&e);
-			return;
+			goto out;
 		}
 		if (n == 0 || p->nnodes + n > ld->max_nodes) {
 			plan_ld_err(ld, plan_key_or(v, "name"),
 			    "split the plan or raise the limit",
 			    "'%s' gives %zu nodes; at most %zu are allowed",
 			    raw.name, n, ld->max_nodes);
-			return;
+			goto out;
 		}
 	}
 	if (raw.address != NULL)
@@ -910,47 +938,27 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
 		    "one MAC per node", "'mac' on a range of %zu nodes", n);
 		raw.mac = NULL;
-	} else if (raw.mac != NULL && !plan_mac_ok(raw.mac)) {
-		plan_ld_err(ld, plan_key_or(v, "mac"), PLAN_MAC_HINT,
-		    "'mac' is not a MAC address: '%s'", raw.mac);
-		raw.mac = NULL;
 	}
-	if (raw.macs != NULL) {
-		if (raw.macs->kind != YML_SEQ || raw.macs->n != n) {
-			plan_ld_err(ld, raw.macs, NULL, "'macs' must be a list "
+	if ((ml = yml_map_get(v, "macs")) != NULL) {
+		/* Each entry was checked (a bad one is missing here). */
+		if (ml->kind != YML_SEQ || ml->n != n)
+			plan_ld_err(ld, ml, NULL, "'macs' must be a list "
 			    "of %zu MAC addresses", n);
-		} else {
+		else if (raw.macs.n == n) {
 			macs = xcalloc(n, sizeof *macs);
-			for (i = 0; i < n; i++) {
-				const struct yml_node	*m =
-				    raw.macs->u.items[i];
-
-				if (schema_str(&ld->sc, m, "macs",
-				    &macs[i]) != 0 || plan_mac_ok(macs[i]))
-					continue;
-				plan_ld_err(ld, m, PLAN_MAC_HINT, "'macs' entry "
-				    "is not a MAC address: '%s'", macs[i]);
-				macs[i] = NULL;
-			}
+			for (i = 0; i < n; i++)
+				macs[i] = ml->u.items[i]->u.s;
 		}
 	}
 	if (raw.interfaces != NULL) {
-		if (raw.interfaces->kind != YML_MAP) {
-			schema_type_error(&ld->sc, raw.interfaces, "interfaces",
-			    "a mapping of network to address");
-		} else {
-			nif = raw.interfaces->n;
-			ifv = xcalloc(nif, sizeof *ifv);
-			for (j = 0; j < nif; j++) {
-				const struct yml_pair	*pr =
-				    &raw.interfaces->u.pairs[j];
-				const char		*s;
+		/* The schema checked every value as addresses. */
+		nif = raw.interfaces->n;
+		ifv = xcalloc(nif, sizeof *ifv);
+		for (j = 0; j < nif; j++) {
+			const struct yml_pair	*pr = &raw.interfaces->u.pairs[j];
 
-				if (schema_str(&ld->sc, pr->val, pr->key->u.s,
-				    &s) == 0)
-					(void)plan_expand_values(ld, &ifv[j],
-					    s, pr->val, pr->key->u.s, n);
-			}
+			(void)plan_expand_values(ld, &ifv[j], pr->val->u.s,
+			    pr->val, pr->key->u.s, n);
 		}
 	}
 	if (raw.bmc != NULL) {
@@ -1032,6 +1040,7 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	}
 	(void)first;
 out:
+	strvec_clear(&raw.macs);
 	hostlist_iter_free(it);
 	free(addrs);
 	free(macs);
@@ -1306,8 +1315,8 @@ plan_load_catalog(struct plan_ld *ld, const struct yml_node *profiles)
 				const char	*d;
 				struct stat	 st;
 
-				if (schema_str(&ld->sc, profiles->u.items[i],
-				    "profiles", &d) != 0)
+				if (schema_typed(&ld->sc, profiles->u.items[i],
+				    SCHEMA_PATH, "profiles", &d) != 0)
 					continue;
 				/* Said here, where the plan names it. */
 				d = plan_path(ld, d);
@@ -1338,20 +1347,24 @@ static void
 plan_check_top(struct plan_ld *ld, const struct yml_node *root)
 {
 	const struct yml_node	*ver;
+	const char		*keys[ARRAY_SIZE(plan_top_fields)];
 	size_t			 i;
 	long			 v;
 
+	for (i = 0; plan_top_fields[i].key != NULL; i++)
+		keys[i] = plan_top_fields[i].key;
+	keys[i] = NULL;
 	for (i = 0; i < root->n; i++) {
 		const struct yml_node	*k = root->u.pairs[i].key;
 		size_t			 j;
 		char			*hint;
 
-		for (j = 0; plan_top_keys[j] != NULL; j++)
-			if (strcmp(k->u.s, plan_top_keys[j]) == 0)
+		for (j = 0; plan_top_fields[j].key != NULL; j++)
+			if (strcmp(k->u.s, plan_top_fields[j].key) == 0)
 				break;
-		if (plan_top_keys[j] != NULL)
+		if (plan_top_fields[j].key != NULL)
 			continue;
-		hint = plan_hint(k->u.s, plan_top_keys, NULL);
+		hint = plan_hint(k->u.s, keys, NULL);
 		plan_ld_err(ld, k, hint, "unknown key '%s'", k->u.s);
 		free(hint);
 	}
@@ -1577,6 +1590,7 @@ plan_free(struct plan *p)
 	free(p->switches);
 	free(p->nodes);
 	free(p->sw.partitions);
+	free(p->sw.mirrors);
 	strvec_clear(&p->sw.extras);
 	strvec_clear(&p->profile_dirs);
 	catalog_free(p->catalog);
@@ -1663,6 +1677,13 @@ plan_loc(const struct plan *p, const struct yml_node *src, const char *k)
 	if (k != NULL && (pr = yml_map_pair(src, k)) != NULL)
 		return yml_loc(&p->doc, pr->val);
 	return yml_loc(&p->doc, src);
+}
+
+void
+plan_schema_walk(void (*fn)(void *, const char *, const struct schema_field *),
+    void *arg)
+{
+	schema_walk(plan_top_fields, "", fn, arg);
 }
 
 int

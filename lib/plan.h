@@ -29,6 +29,8 @@
 #include "strvec.h"
 #include "yml.h"
 
+struct schema_field;
+
 enum plan_role {
 	PLAN_ROLE_WORKER = 0,
 	PLAN_ROLE_HEAD,
@@ -186,6 +188,16 @@ struct plan_partition {
 	const struct yml_node	*src;
 };
 
+/* A registry mirror for the container runtime (containerd, docker). */
+struct plan_mirror {
+	const char		*registry;	/* docker.io, nvcr.io:443 */
+	const char		*url;		/* https://mirror.example:5000 */
+	int			 insecure;	/* http://, or no TLS check */
+	const char		*ca_file;	/* expanded path, or NULL */
+	const char		*ca_pem;	/* its certificates, or NULL */
+	const struct yml_node	*src;
+};
+
 struct plan_software {
 	const char		*os_distro;	/* debian ubuntu rocky */
 	const char		*os_release;
@@ -194,6 +206,9 @@ struct plan_software {
 	const char		*cuda;
 	const char		*runtime;	/* containerd docker apptainer; NULL */
 	int			 nvidia_toolkit;
+	struct plan_mirror	*mirrors;
+	size_t			 nmirrors;
+	const struct yml_node	*mirrors_src;	/* while loading */
 	const char		*orchestrator;	/* slurm kubernetes none */
 	struct plan_partition	*partitions;
 	size_t			 npartitions;
@@ -271,6 +286,15 @@ struct prov_loc		 plan_loc(const struct plan *, const struct yml_node *src,
 int			 plan_select(struct plan_node ***out, size_t *n,
 			    const struct plan *, const char *hostlist,
 			    struct prov_err *err);
+
+/*
+ * Every value-holding key of the plan schema, depth first, with its path
+ * ("software.orchestrator.kubernetes.pod_cidr", "nodes[].bmc.address",
+ * "hardware.*.mig[]": see schema_walk()) and its field (type, flags): what
+ * tests walk to feed every field, and what docs/plan.md documents.
+ */
+void	plan_schema_walk(void (*fn)(void *arg, const char *path,
+	    const struct schema_field *f), void *arg);
 
 /* Parse "a.b.c.d" into host order; -1 when it is not a dotted IPv4 address. */
 int	plan_parse_ipv4(const char *s, uint32_t *out);

@@ -38,17 +38,200 @@ schema_suggest(const char *s, const char *const *cands)
 	return best;
 }
 
+/*
+ * A value quoted in a message: shortened, and with line ends and control
+ * characters written as escapes, so a hostile value cannot forge lines or
+ * drive the terminal.
+ */
+static void
+schema_add_shown(struct buf *b, const char *s)
+{
+	size_t	i, n = strlen(s);
+
+	for (i = 0; i < n && i < 64; i++) {
+		unsigned char	c = (unsigned char)s[i];
+
+		if (c == '\n')
+			buf_adds(b, "\\n");
+		else if (c == '\r')
+			buf_adds(b, "\\r");
+		else if (c == '\t')
+			buf_adds(b, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			buf_addf(b, "\\x%02x", c);
+		else
+			buf_addch(b, c);
+	}
+	if (i < n)
+		buf_addf(b, "... (%zu bytes)", n);
+}
+
+/*
+ * Hostlists of names: the characters of names and ranges.  Their syntax
+ * is the loader's to check (hostlist.h says what is wrong with a range),
+ * and each name of it is a host name once expanded.
+ */
+static int
+schema_is_hostlist(const char *s)
+{
+	return s != NULL && *s != '\0' && strlen(s) <= 65536 &&
+	    s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-,[]")] == '\0';
+}
+
+/* Addresses with ranges: what IPv4, IPv6, host names and brackets use. */
+static int
+schema_is_addrs(const char *s)
+{
+	return s != NULL && *s != '\0' && strlen(s) <= 4096 &&
+	    s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789.-,[]:")] == '\0';
+}
+
+static int
+schema_is_any(const char *s)
+{
+	return s != NULL;
+}
+
+static int
+schema_is_text(const char *s)
+{
+	return str_is_text(s, 256);
+}
+
+static int
+schema_is_path(const char *s)
+{
+	return str_is_text(s, 4096);
+}
+
+static int
+schema_is_word(const char *s)
+{
+	return str_is_safe_word(s) && strlen(s) <= 256;
+}
+
+static int
+schema_is_host(const char *s)
+{
+	return str_is_hostname(s);
+}
+
+/* Indexed by enum schema_type; string types only. */
+static const struct schema_type_info schema_types[] = {
+	[SCHEMA_STR] = { "string", "a string", "anything", schema_is_any },
+	[SCHEMA_TEXT] = { "text", "one line of text",
+	    "NVIDIA A100 80GB PCIe", schema_is_text },
+	[SCHEMA_WORD] = { "word", "a word", "gpu-node", schema_is_word,
+	    "use letters, digits, '.', '_', '+' and '-' only" },
+	[SCHEMA_HOST] = { "host name", "a valid host name", "head-01",
+	    schema_is_host, "RFC 1123: letters, digits and '-', labels of at "
+	    "most 63 characters, not starting or ending with '-'" },
+	[SCHEMA_HOSTPORT] = { "host[:port]", "a host name with an optional port",
+	    "mirror.example:5000", str_is_hostport },
+	[SCHEMA_HOSTLIST] = { "hostlist", "a hostlist of node names",
+	    "gpu[01-08],head-01", schema_is_hostlist },
+	[SCHEMA_ADDRS] = { "address", "an IP address or host name",
+	    "192.0.2.10", schema_is_addrs, "write an IPv4 address like "
+	    "'192.0.2.10', a range like '192.0.2.[11-18]', or a host name" },
+	[SCHEMA_CIDR] = { "cidr", "an IPv4 network", "10.244.0.0/16",
+	    str_is_cidr4 },
+	[SCHEMA_MAC] = { "MAC", "a MAC address", "0c:c4:7a:00:00:10",
+	    str_is_mac, "six hex pairs like '0c:c4:7a:00:00:10'" },
+	[SCHEMA_VERSION] = { "version", "a version", "22.04", str_is_version },
+	[SCHEMA_PATH] = { "path", "a path", "keys/id_ed25519",
+	    schema_is_path },
+	[SCHEMA_URL] = { "URL", "an http(s) URL", "https://mirror.example:5000",
+	    str_is_url },
+	[SCHEMA_USER] = { "user name", "a user name", "deploy", str_is_user },
+	[SCHEMA_ENVVAR] = { "variable name", "an environment variable name",
+	    "BMC_PASSWORD", str_is_envvar },
+	[SCHEMA_JUMP] = { "[user@]host[:port]", "a node name or [user@]host[:port]",
+	    "admin@bastion.example:2222", str_is_jump },
+	[SCHEMA_PKG] = { "package", "a package name", "python3", str_is_pkg,
+	    "use letters, digits, '.', '_', '+' and '-' only, not starting "
+	    "with '-' or '.'" },
+	[SCHEMA_MIG] = { "MIG profile", "a MIG profile", "1g.10gb",
+	    str_is_mig_profile },
+	[SCHEMA_DURATION] = { "time limit", "a Slurm time limit", "2-00:00:00",
+	    str_is_slurm_time, "Slurm's form: MINUTES, HOURS:MM:SS, "
+	    "DAYS-HOURS[:MM[:SS]] or UNLIMITED, e.g. \"2-00:00:00\"" },
+	[SCHEMA_REDUNDANCY] = { "redundancy", "a PSU redundancy", "N+1",
+	    str_is_redundancy, "write 'N+1', 'N+N', 'N' or counts like '2+2'" },
+	[SCHEMA_PCIID] = { "PCI id", "a PCI vendor:device id", "10de:20b0",
+	    str_is_pciid },
+};
+
+const struct schema_type_info *
+schema_type_info(enum schema_type t)
+{
+	if ((size_t)t >= ARRAY_SIZE(schema_types) || schema_types[t].ok == NULL)
+		return NULL;
+	return &schema_types[t];
+}
+
+int
+schema_value_ok(enum schema_type t, const char *s)
+{
+	const struct schema_type_info	*ti = schema_type_info(t);
+
+	return ti != NULL && ti->ok(s);
+}
+
+/* "'pod_cidr' is not an IPv4 network: 'x' (write it like '10.244.0.0/16')" */
+static int
+schema_value_error(const struct schema_ctx *c, const struct yml_node *n,
+    enum schema_type t, const char *what, const char *s)
+{
+	const struct schema_type_info	*ti = schema_type_info(t);
+	struct prov_loc			 loc = yml_loc(c->doc, n);
+	struct buf			 v = BUF_INIT, h = BUF_INIT;
+	int				 r;
+
+	schema_add_shown(&v, s);
+	if (ti->hint != NULL)
+		buf_adds(&h, ti->hint);
+	else
+		buf_addf(&h, "write it like '%s'", ti->like);
+	r = prov_errs_add(c->errs, PROV_E_PLAN, &loc, h.buf,
+	    "'%s' is not %s: '%s'", what, ti->what, v.buf);
+	buf_release(&v);
+	buf_release(&h);
+	return r;
+}
+
+int
+schema_typed(const struct schema_ctx *c, const struct yml_node *n,
+    enum schema_type t, const char *what, const char **out)
+{
+	const char	*s;
+
+	if (schema_str(c, n, what, &s) != 0)
+		return -1;
+	if (!schema_value_ok(t, s))
+		return schema_value_error(c, n, t, what, s);
+	*out = s;
+	return 0;
+}
+
 int
 schema_type_error(const struct schema_ctx *c, const struct yml_node *n,
     const char *what, const char *expected)
 {
 	struct prov_loc	loc = yml_loc(c->doc, n);
+	struct buf	shown = BUF_INIT;
+	int		r;
 
-	if (n->kind == YML_SCALAR && !yml_is_null(n))
+	if (n->kind != YML_SCALAR || yml_is_null(n))
 		return prov_errs_add(c->errs, PROV_E_PLAN, &loc, NULL,
-		    "'%s' must be %s, not '%s'", what, expected, n->u.s);
-	return prov_errs_add(c->errs, PROV_E_PLAN, &loc, NULL,
-	    "'%s' must be %s, not %s", what, expected, yml_kind_name(n));
+		    "'%s' must be %s, not %s", what, expected,
+		    yml_kind_name(n));
+	schema_add_shown(&shown, n->u.s);
+	r = prov_errs_add(c->errs, PROV_E_PLAN, &loc, NULL,
+	    "'%s' must be %s, not '%s'", what, expected, shown.buf);
+	buf_release(&shown);
+	return r;
 }
 
 int
@@ -144,6 +327,52 @@ schema_range(const struct schema_ctx *c, const struct yml_node *n,
 	    "'%s' is %s, outside %g..%g", f->key, n->u.s, f->min, f->max);
 }
 
+/* A list of values of string type f->type (or one value) into a strvec. */
+static int
+schema_bind_list(const struct schema_ctx *c, const struct yml_node *v,
+    const struct schema_field *f, struct strvec *sv)
+{
+	const char	*s;
+	size_t		 i;
+	int		 r = 0;
+
+	if (v->kind == YML_SCALAR && !yml_is_null(v)) {
+		if (schema_typed(c, v, f->type, f->key, &s) != 0)
+			return -1;
+		strvec_push(sv, s);
+		return 0;
+	}
+	if (v->kind != YML_SEQ)
+		return schema_type_error(c, v, f->key, "a list of strings");
+	for (i = 0; i < v->n; i++) {
+		if (schema_typed(c, v->u.items[i], f->type, f->key, &s) != 0)
+			r = -1;
+		else
+			strvec_push(sv, s);
+	}
+	return r;
+}
+
+/* A mapping of names to values of string type f->type: checked, then kept. */
+static int
+schema_bind_names(const struct schema_ctx *c, const struct yml_node *v,
+    const struct schema_field *f, const struct yml_node **dst)
+{
+	const char	*s;
+	size_t		 i;
+	int		 r = 0;
+
+	if (v->kind != YML_MAP)
+		return schema_type_error(c, v, f->key, "a mapping of names");
+	for (i = 0; i < v->n; i++)
+		if (schema_typed(c, v->u.pairs[i].val, f->type,
+		    v->u.pairs[i].key->u.s, &s) != 0)
+			r = -1;
+	if (r == 0)
+		*dst = v;
+	return r;
+}
+
 static int
 schema_bind_one(const struct schema_ctx *c, const struct yml_node *v,
     const struct schema_field *f, void *base)
@@ -155,33 +384,15 @@ schema_bind_one(const struct schema_ctx *c, const struct yml_node *v,
 
 	if ((f->flags & SCHEMA_NULLABLE) && yml_is_null(v))
 		return 0;
+	if (schema_type_info(f->type) != NULL) {
+		if (f->flags & SCHEMA_LIST)
+			return schema_bind_list(c, v, f, (struct strvec *)dst);
+		if (f->flags & SCHEMA_NAMES)
+			return schema_bind_names(c, v, f,
+			    (const struct yml_node **)dst);
+		return schema_typed(c, v, f->type, f->key, (const char **)dst);
+	}
 	switch (f->type) {
-	case SCHEMA_STR:
-		return schema_str(c, v, f->key, (const char **)dst);
-	case SCHEMA_WORD:
-		if (schema_str(c, v, f->key, &s) != 0)
-			return -1;
-		if (!str_is_safe_word(s)) {
-			loc = yml_loc(c->doc, v);
-			return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
-			    "use letters, digits, '.', '_', '+' and '-' only",
-			    "'%s' has characters that are not allowed: '%s'",
-			    f->key, s);
-		}
-		*(const char **)dst = s;
-		return 0;
-	case SCHEMA_HOST:
-		if (schema_str(c, v, f->key, &s) != 0)
-			return -1;
-		if (!str_is_hostname(s)) {
-			loc = yml_loc(c->doc, v);
-			return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
-			    "RFC 1123: letters, digits and '-', labels of at "
-			    "most 63 characters, not starting or ending with '-'",
-			    "'%s' is not a valid host name: '%s'", f->key, s);
-		}
-		*(const char **)dst = s;
-		return 0;
 	case SCHEMA_INT:
 		if (schema_long(c, v, f->key, (long *)dst) != 0)
 			return -1;
@@ -201,7 +412,7 @@ schema_bind_one(const struct schema_ctx *c, const struct yml_node *v,
 				return 0;
 			}
 		{
-			struct buf	 b = BUF_INIT;
+			struct buf	 b = BUF_INIT, shown = BUF_INIT;
 			const char	*near = schema_suggest(s, f->enums);
 
 			if (near != NULL)
@@ -212,38 +423,46 @@ schema_bind_one(const struct schema_ctx *c, const struct yml_node *v,
 					buf_addf(&b, "%s '%s'", i ? "," : "",
 					    f->enums[i]);
 			}
+			schema_add_shown(&shown, s);
 			loc = yml_loc(c->doc, v);
 			prov_errs_add(c->errs, PROV_E_PLAN, &loc, b.buf,
-			    "unknown %s '%s'", f->key, s);
+			    "unknown %s '%s'", f->key, shown.buf);
 			buf_release(&b);
+			buf_release(&shown);
 			return -1;
 		}
-	case SCHEMA_STRLIST: {
-		struct strvec	*sv = (struct strvec *)dst;
-
-		if (v->kind == YML_SCALAR && !yml_is_null(v)) {
-			strvec_push(sv, v->u.s);
-			return 0;
-		}
-		if (v->kind != YML_SEQ)
-			return schema_type_error(c, v, f->key, "a list of strings");
-		for (i = 0; i < v->n; i++) {
-			if (schema_str(c, v->u.items[i], f->key, &s) != 0)
-				return -1;
-			strvec_push(sv, s);
-		}
-		return 0;
-	}
 	case SCHEMA_OBJ:
 		return schema_bind(c, v, f->sub, dst);
 	case SCHEMA_NODE:
 		*(const struct yml_node **)dst = v;
 		return 0;
-	case SCHEMA_IGNORE:
-	case SCHEMA_END:
+	default:
 		return 0;
 	}
-	return 0;
+}
+
+void
+schema_walk(const struct schema_field *fields, const char *prefix,
+    void (*fn)(void *, const char *, const struct schema_field *), void *arg)
+{
+	const struct schema_field	*f;
+	struct buf			 path = BUF_INIT;
+
+	for (f = fields; f->key != NULL; f++) {
+		if (f->type == SCHEMA_IGNORE)
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s%s%s%s", prefix, f->key,
+		    f->flags & SCHEMA_LIST ? "[]" : "",
+		    f->flags & SCHEMA_NAMES ? ".*" : "");
+		if (f->sub != NULL && (f->type == SCHEMA_OBJ ||
+		    f->type == SCHEMA_NODE)) {
+			buf_addch(&path, '.');
+			schema_walk(f->sub, path.buf, fn, arg);
+		} else
+			fn(arg, path.buf, f);
+	}
+	buf_release(&path);
 }
 
 int
@@ -261,10 +480,16 @@ schema_bind(const struct schema_ctx *c, const struct yml_node *map,
 		struct prov_loc	loc = yml_loc(c->doc, map);
 
 		/* The caller knows the key, not us: no name to quote. */
-		if (map->kind == YML_SCALAR && !yml_is_null(map))
-			return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
+		if (map->kind == YML_SCALAR && !yml_is_null(map)) {
+			struct buf	shown = BUF_INIT;
+
+			schema_add_shown(&shown, map->u.s);
+			prov_errs_add(c->errs, PROV_E_PLAN, &loc,
 			    "write 'key: value' pairs", "expected a mapping, "
-			    "not '%s'", map->u.s);
+			    "not '%s'", shown.buf);
+			buf_release(&shown);
+			return -1;
+		}
 		return prov_errs_add(c->errs, PROV_E_PLAN, &loc,
 		    "write 'key: value' pairs", "expected a mapping, not %s",
 		    yml_kind_name(map));
@@ -284,9 +509,12 @@ schema_bind(const struct schema_ctx *c, const struct yml_node *map,
 			const char	*near = schema_suggest(k->u.s, keys);
 			char		*hint = near != NULL ?
 			    xasprintf("did you mean '%s'?", near) : NULL;
+			struct buf	 shown = BUF_INIT;
 
+			schema_add_shown(&shown, k->u.s);
 			prov_errs_add(c->errs, PROV_E_PLAN, &loc, hint,
-			    "unknown key '%s'", k->u.s);
+			    "unknown key '%s'", shown.buf);
+			buf_release(&shown);
 			free(hint);
 			r = -1;
 			continue;

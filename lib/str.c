@@ -163,3 +163,259 @@ str_is_safe_word(const char *s)
 			return 0;
 	return 1;
 }
+
+/*
+ * Checks of what a plan value may hold (lib/schema.c types).  Each says
+ * yes only to the characters its format needs: none of them lets through
+ * a quote, a '$', a backquote, a ';', a '|', a space or a line end, except
+ * str_is_text (no line ends nor control characters, for local names).
+ */
+
+int
+str_is_text(const char *s, size_t max)
+{
+	size_t	n;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (n = 0; s[n] != '\0'; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] == 0x7f)
+			return 0;
+	return n <= max;
+}
+
+/* s[0..n) is 1 to `digits` decimal digits without a leading zero, <= max. */
+static int
+str_is_num(const char *s, size_t n, size_t digits, unsigned long max)
+{
+	unsigned long	v = 0;
+	size_t		i;
+
+	if (n == 0 || n > digits || (n > 1 && s[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	return v <= max;
+}
+
+int
+str_is_ipv4(const char *s)
+{
+	const char	*p = s, *dot;
+	int		 i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		dot = i < 3 ? strchr(p, '.') : p + strlen(p);
+		if (dot == NULL || !str_is_num(p, (size_t)(dot - p), 3, 255))
+			return 0;
+		p = dot + 1;
+	}
+	return 1;
+}
+
+int
+str_is_cidr4(const char *s)
+{
+	const char	*slash;
+	char		 addr[16];
+
+	if (s == NULL || (slash = strchr(s, '/')) == NULL ||
+	    (size_t)(slash - s) >= sizeof addr)
+		return 0;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = '\0';
+	return str_is_ipv4(addr) && str_is_num(slash + 1, strlen(slash + 1),
+	    2, 32);
+}
+
+int
+str_is_mac(const char *s)
+{
+	size_t	i;
+
+	if (s == NULL || strlen(s) != 17)
+		return 0;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != s[2] || (s[i] != ':' && s[i] != '-') :
+		    !isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int
+str_is_version(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL || !isdigit((unsigned char)*s))
+		return 0;
+	for (n = 0; s[n] != '\0'; n++)
+		if (s[n] == '.' ? !isdigit((unsigned char)s[n + 1]) :
+		    !isdigit((unsigned char)s[n]))
+			return 0;
+	return n <= 32;
+}
+
+int
+str_is_user(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (n = 0; s[n] != '\0'; n++)
+		if (!isalnum((unsigned char)s[n]) && strchr("_.-", s[n]) == NULL)
+			return 0;
+	return n <= 64;
+}
+
+int
+str_is_envvar(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (n = 0; s[n] != '\0'; n++)
+		if (!isalnum((unsigned char)s[n]) && s[n] != '_')
+			return 0;
+	return n <= 255;
+}
+
+int
+str_is_hostport(const char *s)
+{
+	const char	*colon;
+	char		*host;
+	int		 ok;
+
+	if (s == NULL)
+		return 0;
+	if ((colon = strrchr(s, ':')) == NULL)
+		return str_is_hostname(s);
+	if (!str_is_num(colon + 1, strlen(colon + 1), 5, 65535) ||
+	    strcmp(colon + 1, "0") == 0)
+		return 0;
+	host = xstrndup(s, (size_t)(colon - s));
+	ok = str_is_hostname(host);
+	free(host);
+	return ok;
+}
+
+int
+str_is_jump(const char *s)
+{
+	const char	*at;
+	char		*user;
+	int		 ok;
+
+	if (s == NULL || (at = strchr(s, '@')) == NULL)
+		return str_is_hostport(s);
+	user = xstrndup(s, (size_t)(at - s));
+	ok = str_is_user(user) && str_is_hostport(at + 1);
+	free(user);
+	return ok;
+}
+
+int
+str_is_url(const char *s)
+{
+	const char	*p, *end;
+	char		*hp;
+	int		 ok;
+
+	if (s == NULL || strlen(s) > 2048)
+		return 0;
+	if (str_starts(s, "https://"))
+		p = s + 8;
+	else if (str_starts(s, "http://"))
+		p = s + 7;
+	else
+		return 0;
+	end = p + strcspn(p, "/");
+	hp = xstrndup(p, (size_t)(end - p));
+	ok = str_is_hostport(hp);
+	free(hp);
+	if (!ok)
+		return 0;
+	for (p = end; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && strchr("/._~%+=,:@-", *p) ==
+		    NULL)
+			return 0;
+	return 1;
+}
+
+int
+str_is_pkg(const char *s)
+{
+	return s != NULL && isalnum((unsigned char)*s) && str_is_safe_word(s) &&
+	    strlen(s) <= 128;
+}
+
+int
+str_is_mig_profile(const char *s)
+{
+	return s != NULL && isdigit((unsigned char)*s) && str_is_safe_word(s) &&
+	    strchr(s, '_') == NULL && strlen(s) <= 32;
+}
+
+int
+str_is_pciid(const char *s)
+{
+	size_t	i;
+
+	if (s == NULL || strlen(s) != 9 || s[4] != ':')
+		return 0;
+	for (i = 0; i < 9; i++)
+		if (i != 4 && !isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int
+str_is_slurm_time(const char *s)
+{
+	const char	*p = s;
+	int		 groups = 1, days = 0;
+
+	if (s == NULL)
+		return 0;
+	if (strcmp(s, "UNLIMITED") == 0 || strcmp(s, "INFINITE") == 0)
+		return 1;
+	if (!isdigit((unsigned char)*p) || strlen(s) > 32)
+		return 0;
+	for (; *p != '\0'; p++) {
+		if (isdigit((unsigned char)*p))
+			continue;
+		if ((*p != ':' && *p != '-') || !isdigit((unsigned char)p[1]))
+			return 0;
+		if (*p == '-' && (days++ > 0 || groups > 1))
+			return 0;
+		if (*p == '-')
+			continue;
+		if (++groups > 3)
+			return 0;
+	}
+	return 1;
+}
+
+int
+str_is_redundancy(const char *s)
+{
+	const char	*plus;
+
+	if (s == NULL)
+		return 0;
+	if (strcmp(s, "N") == 0 || strcmp(s, "N+N") == 0)
+		return 1;
+	if ((plus = strchr(s, '+')) == NULL ||
+	    !str_is_num(plus + 1, strlen(plus + 1), 3, 999))
+		return 0;
+	return (plus - s == 1 && s[0] == 'N') ||
+	    (str_is_num(s, (size_t)(plus - s), 3, 999) && s[0] != '0');
+}

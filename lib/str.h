@@ -1,7 +1,8 @@
 /*
  * str.h: small string helpers shared by the modules: edit distance for
  * "did you mean" hints, number parsing that reports errors instead of
- * guessing (no atoi), and RFC 1123 host name checks.
+ * guessing (no atoi), RFC 1123 host name checks, and the checks of what
+ * each kind of plan value may hold (the string types of lib/schema.h).
  */
 #ifndef PROV_STR_H
 #define PROV_STR_H
@@ -28,5 +29,41 @@ char		*str_trim(char *s);
 int		 str_starts(const char *s, const char *prefix);
 /* 1 when s consists only of [A-Za-z0-9._+-] and is non-empty: safe in paths and shells. */
 int		 str_is_safe_word(const char *s);
+
+/*
+ * What a value may hold: 1 when `s` (NULL: 0) is one of these.  None but
+ * str_is_text accepts a quote, '$', '`', ';', '|', '&', a space, a
+ * backslash or a control character.
+ */
+/* One line of printable text (no control characters), 1..max bytes. */
+int		 str_is_text(const char *s, size_t max);
+/* Dotted-quad IPv4 address, no leading zeros: 192.0.2.10. */
+int		 str_is_ipv4(const char *s);
+/* IPv4 network ADDRESS/PREFIX, prefix 0..32: 10.244.0.0/16. */
+int		 str_is_cidr4(const char *s);
+/* Six hex pairs separated by ':' or '-' (the same one). */
+int		 str_is_mac(const char *s);
+/* Digits separated by single dots: 12, 22.04, 1.30.2. */
+int		 str_is_version(const char *s);
+/* A login name: [A-Za-z_][A-Za-z0-9_.-]*, at most 64. */
+int		 str_is_user(const char *s);
+/* An environment variable's name: [A-Za-z_][A-Za-z0-9_]*. */
+int		 str_is_envvar(const char *s);
+/* A host name, then :PORT (1..65535) or not: mirror.example:5000. */
+int		 str_is_hostport(const char *s);
+/* [user@]host[:port]. */
+int		 str_is_jump(const char *s);
+/* http:// or https://, host[:port], then a path of [A-Za-z0-9/._~%+=,:@-]. */
+int		 str_is_url(const char *s);
+/* A package name: a safe word starting with a letter or digit. */
+int		 str_is_pkg(const char *s);
+/* A MIG profile: a safe word starting with a digit (1g.10gb, 19). */
+int		 str_is_mig_profile(const char *s);
+/* A PCI vendor:device pair in hex: 10de:20b0. */
+int		 str_is_pciid(const char *s);
+/* A Slurm time limit: MINUTES, [DAYS-]HOURS[:MM[:SS]], UNLIMITED. */
+int		 str_is_slurm_time(const char *s);
+/* PSU redundancy: N, N+N, N+K or NEED+SPARE (2+2). */
+int		 str_is_redundancy(const char *s);
 
 #endif

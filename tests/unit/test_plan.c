@@ -1002,10 +1002,12 @@ static const struct {
 	    "        - { name: c, nodes: a, max_time: '30' }\n"
 	    "        - { name: d, nodes: a, max_time: UNLIMITED }\n"
 	    "        - { name: e, nodes: a, max_time: '7-12:30' }\n",
-	    "t.yaml:9:42: bad max_time '1:2:3:4' (Slurm's form: MINUTES, "
+	    "t.yaml:9:42: 'max_time' is not a Slurm time limit: '1:2:3:4' "
+	    "(Slurm's form: MINUTES, "
 	    "HOURS:MM:SS, DAYS-HOURS[:MM[:SS]] or UNLIMITED, e.g. "
 	    "\"2-00:00:00\")\n"
-	    "t.yaml:10:42: bad max_time '2 days' (Slurm's form: MINUTES, "
+	    "t.yaml:10:42: 'max_time' is not a Slurm time limit: '2 days' "
+	    "(Slurm's form: MINUTES, "
 	    "HOURS:MM:SS, DAYS-HOURS[:MM[:SS]] or UNLIMITED, e.g. "
 	    "\"2-00:00:00\")\n" },
 	{ "bad section names", HDR
@@ -1043,10 +1045,10 @@ static const struct {
 	    "  d: { system: dell-r650, psu: { redundancy: N } }\n",
 	    "t.yaml:4:63: gpu 't4' does not support MIG (MIG needs an "
 	    "A100, A30, H100 or H200)\n"
-	    "t.yaml:5:46: bad redundancy 'X+1' (write 'N+1', 'N+N', 'N' or "
-	    "counts like '2+2')\n"
-	    "t.yaml:6:46: bad redundancy '2+2x' (write 'N+1', 'N+N', 'N' "
-	    "or counts like '2+2')\n" },
+	    "t.yaml:5:46: 'redundancy' is not a PSU redundancy: 'X+1' "
+	    "(write 'N+1', 'N+N', 'N' or counts like '2+2')\n"
+	    "t.yaml:6:46: 'redundancy' is not a PSU redundancy: '2+2x' "
+	    "(write 'N+1', 'N+N', 'N' or counts like '2+2')\n" },
 	/* Networks. */
 	{ "bad cidr", HDR
 	    "networks:\n"
@@ -1055,17 +1057,17 @@ static const struct {
 	    "  c: { cidr: 10.0.0.1/24 }\n"
 	    "  d: { cidr: bogus, kind: ether }\n"
 	    "  e: { cidr: 10.0.0.0 }\n",
-	    "t.yaml:4:14: bad cidr '10.0.0/24' (write an IPv4 network like "
-	    "'192.0.2.0/24')\n"
-	    "t.yaml:5:14: bad cidr '10.0.0.0/33' (write an IPv4 network "
-	    "like '192.0.2.0/24')\n"
+	    "t.yaml:4:14: 'cidr' is not an IPv4 network: '10.0.0/24' "
+	    "(write it like '10.244.0.0/16')\n"
+	    "t.yaml:5:14: 'cidr' is not an IPv4 network: '10.0.0.0/33' "
+	    "(write it like '10.244.0.0/16')\n"
 	    "t.yaml:6:14: cidr '10.0.0.1/24' has host bits set\n"
-	    "t.yaml:7:14: bad cidr 'bogus' (write an IPv4 network like "
-	    "'192.0.2.0/24')\n"
+	    "t.yaml:7:14: 'cidr' is not an IPv4 network: 'bogus' "
+	    "(write it like '10.244.0.0/16')\n"
 	    "t.yaml:7:27: unknown kind 'ether' (one of 'ethernet', "
 	    "'infiniband')\n"
-	    "t.yaml:8:14: bad cidr '10.0.0.0' (write an IPv4 network like "
-	    "'192.0.2.0/24')\n" },
+	    "t.yaml:8:14: 'cidr' is not an IPv4 network: '10.0.0.0' "
+	    "(write it like '10.244.0.0/16')\n" },
 	{ "bad name, other mistakes still found", BASE
 	    "nodes:\n"
 	    "  - { name: gpu_05, hardware: gg, rack: r02 }\n"
@@ -1097,7 +1099,7 @@ static const struct {
 	    "like '192.0.2.[11-18]', or a host name)\n"
 	    "t.yaml:14:21: 'mac' is not a MAC address: '0c:c4:7a:00:00' "
 	    "(six hex pairs like '0c:c4:7a:00:00:10')\n"
-	    "t.yaml:15:52: 'macs' entry is not a MAC address: 'zz' (six "
+	    "t.yaml:15:52: 'macs' is not a MAC address: 'zz' (six "
 	    "hex pairs like '0c:c4:7a:00:00:10')\n" },
 	{ "quoted numbers", HDR
 	    "racks:\n  r: { units: '42', depth_mm: \"1200\" }\n"
@@ -1147,8 +1149,8 @@ static const struct {
 	    "      partitions: [ { name: all, nodes: 'gpu[01-04]' } ]\n"
 	    "  monitoring: { prometheus: head-01 }\n",
 	    "t.yaml:4:26: unknown key 'gpu' (did you mean 'gpus'?)\n"
-	    "t.yaml:6:17: bad cidr '10.0.0.0/33' (write an IPv4 network "
-	    "like '192.0.2.0/24')\n"
+	    "t.yaml:6:17: 'cidr' is not an IPv4 network: '10.0.0.0/33' "
+	    "(write it like '10.244.0.0/16')\n"
 	    "t.yaml:8:28: unknown role 'hed' (did you mean 'head'?)\n"
 	    "t.yaml:9:49: 'address' expands to 3 values for 4 nodes (a "
 	    "range of names and the ranges of its addresses must expand to "

@@ -61,7 +61,7 @@ static const struct schema_field test_schema_fields[] = {
 	F("b", SCHEMA_BOOL, b, 0),
 	{ "e", SCHEMA_ENUM, offsetof(struct test_schema_obj, e), 0,
 	    test_schema_enums, NULL, NOLIM },
-	F("list", SCHEMA_STRLIST, list, 0),
+	F("list", SCHEMA_STR, list, SCHEMA_LIST),
 	{ "sub", SCHEMA_OBJ, offsetof(struct test_schema_obj, sub), 0, NULL,
 	    test_schema_sub_fields, NOLIM },
 	F("node", SCHEMA_NODE, node, 0),
@@ -273,12 +273,10 @@ static const struct {
 	{ "str: ~\n", "t.yaml:2:6: 'str' must be a string, not nothing\n" },
 	{ "str: \"a\\0b\"\n", "t.yaml:2:6: 'str' contains a NUL byte\n" },
 	/* word */
-	{ "word: a b\n", "t.yaml:2:7: 'word' has characters that are not "
-	    "allowed: 'a b' (use letters, digits, '.', '_', '+' and '-' "
-	    "only)\n" },
-	{ "word: \"$(x)\"\n", "t.yaml:2:7: 'word' has characters that are not "
-	    "allowed: '$(x)' (use letters, digits, '.', '_', '+' and '-' "
-	    "only)\n" },
+	{ "word: a b\n", "t.yaml:2:7: 'word' is not a word: 'a b' (use "
+	    "letters, digits, '.', '_', '+' and '-' only)\n" },
+	{ "word: \"$(x)\"\n", "t.yaml:2:7: 'word' is not a word: '$(x)' "
+	    "(use letters, digits, '.', '_', '+' and '-' only)\n" },
 	{ "word: [x]\n", "t.yaml:2:7: 'word' must be a string, not a list\n" },
 	/* host */
 	{ "host: -bad\n", "t.yaml:2:7: 'host' is not a valid host name: "
