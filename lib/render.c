@@ -325,6 +325,18 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 	render_var_long(out, "PLANNED_GPUS", n->hw != NULL ? n->hw->ngpus : 0);
 	render_var(out, "RUNTIME", sw->runtime != NULL ? sw->runtime : "none");
 	render_var_long(out, "NVIDIA_TOOLKIT", sw->nvidia_toolkit);
+	/* "REGISTRY URL INSECURE" a line; the CA of the Nth in REGISTRY_CA_N. */
+	for (k = 0; k < sw->nmirrors; k++)
+		buf_addf(&tmp, "%s %s %d\n", sw->mirrors[k].registry,
+		    sw->mirrors[k].url, sw->mirrors[k].insecure ? 1 : 0);
+	render_var(out, "REGISTRY_MIRRORS", tmp.buf);
+	buf_reset(&tmp);
+	for (k = 0; k < sw->nmirrors; k++)
+		if (sw->mirrors[k].ca_pem != NULL) {
+			buf_addf(&tmp, "REGISTRY_CA_%zu", k + 1);
+			render_var(out, tmp.buf, sw->mirrors[k].ca_pem);
+			buf_reset(&tmp);
+		}
 	render_var(out, "ORCHESTRATOR", sw->orchestrator);
 	if (strcmp(sw->orchestrator, "slurm") == 0) {
 		render_slurm_conf(&tmp, in);

@@ -13,9 +13,18 @@
 # namespace, or docker load); the check wants every one of them there.
 # With Kubernetes on containerd, the CRI's sandbox (pause) image is set to
 # the one the bundle holds (kubeadm's), so no pod waits for a pull.
+#
+# Registry mirrors (REGISTRY_MIRRORS, one "REGISTRY URL INSECURE" a line;
+# the CA of the Nth in REGISTRY_CA_N): containerd reads
+# /etc/containerd/certs.d/REGISTRY/hosts.toml (config_path), docker its
+# daemon.json "registry-mirrors" (docker.io only) with the CA in
+# /etc/docker/certs.d/HOST:PORT/ca.crt.  An http:// mirror, or one whose
+# certificate is not checked, comes only from `insecure: true` in the plan.
 
 CR_CONTAINERD_CONF=/etc/containerd/config.toml
 CR_DOCKER_CONF=/etc/docker/daemon.json
+CR_CERTS_D=/etc/containerd/certs.d
+CR_MARK='# Managed by provision (step container-runtime).'
 
 cr_applies() {
 	case $RUNTIME in
@@ -120,31 +129,196 @@ cr_sandbox_image() {
 	images_list 2>/dev/null | awk '$1 ~ /^registry\.k8s\.io\/pause:/ { print $1; exit }'
 }
 
+# cr_mirrors: the plan's mirrors, "REGISTRY URL INSECURE N" a line (N: its
+# number, for REGISTRY_CA_N).  The plan checked them; they reach config
+# files, so a value that is not plain fails here too.
+cr_mirrors() {
+	_cm_n=0
+	while read -r _cm_reg _cm_url _cm_ins _cm_rest; do
+		[ -n "$_cm_reg" ] || continue
+		_cm_n=$((_cm_n + 1))
+		case $_cm_reg in
+		*[!A-Za-z0-9.:-]*) prov_log "bad registry in mirror $_cm_n"; return 1 ;;
+		esac
+		case $_cm_ins:$_cm_rest in
+		0: | 1:) ;;
+		*) prov_log "bad mirror line $_cm_n"; return 1 ;;
+		esac
+		case $_cm_url in
+		*[!A-Za-z0-9./:%@+=,~_-]*) prov_log "bad URL in mirror $_cm_n"; return 1 ;;
+		https://?* | http://?*) ;;
+		*) prov_log "bad URL in mirror $_cm_n"; return 1 ;;
+		esac
+		echo "$_cm_reg $_cm_url $_cm_ins $_cm_n"
+	done <<EOF
+${REGISTRY_MIRRORS:-}
+EOF
+}
+
+# cr_mirror_ca N: the certificates of mirror N (empty: the system's CAs).
+cr_mirror_ca() {
+	case $1 in
+	*[!0-9]* | '') return 1 ;;
+	esac
+	eval "printf '%s' \"\${REGISTRY_CA_$1:-}\""
+}
+
+# cr_hosts_toml REGISTRY URL INSECURE N: containerd's hosts.toml for it.
+cr_hosts_toml() {
+	case $1 in
+	docker.io) _cht_up=https://registry-1.docker.io ;;
+	*) _cht_up=https://$1 ;;
+	esac
+	printf '%s\nserver = "%s"\n\n[host."%s"]\n  capabilities = ["pull", "resolve"]\n' \
+		"$CR_MARK" "$_cht_up" "$2"
+	case $3:$2 in
+	1:https://*) echo '  skip_verify = true' ;;
+	esac
+	if [ -n "$(cr_mirror_ca "$4")" ]; then
+		printf '  ca = "%s"\n' "$CR_CERTS_D/$1/mirror-ca.crt"
+	fi
+}
+
+# cr_certs_d ACTION: make (put) or check (same) the mirrors' files under
+# certs.d: the plan's, and none of ours beside them.
+cr_certs_d() {
+	_ccd_m=$(cr_mirrors) || return 1
+	_ccd_want=
+	while read -r _ccd_reg _ccd_url _ccd_ins _ccd_n; do
+		[ -n "$_ccd_reg" ] || continue
+		_ccd_want="$_ccd_want $_ccd_reg "
+		_ccd_ca=$(cr_mirror_ca "$_ccd_n")
+		if [ -n "$_ccd_ca" ]; then
+			"file_$1" "$CR_CERTS_D/$_ccd_reg/mirror-ca.crt" 0644 root:root "$_ccd_ca" || return 1
+		elif [ "$1" = put ]; then
+			file_absent "$CR_CERTS_D/$_ccd_reg/mirror-ca.crt" || return 1
+		fi
+		"file_$1" "$CR_CERTS_D/$_ccd_reg/hosts.toml" 0644 root:root \
+			"$(cr_hosts_toml "$_ccd_reg" "$_ccd_url" "$_ccd_ins" "$_ccd_n")" || return 1
+	done <<EOF
+$_ccd_m
+EOF
+	for _ccd_f in "$CR_CERTS_D"/*/hosts.toml; do
+		[ -f "$_ccd_f" ] || continue
+		_ccd_reg=$(basename -- "$(dirname -- "$_ccd_f")")
+		case $_ccd_want in *" $_ccd_reg "*) continue ;; esac
+		grep -qxF "$CR_MARK" "$_ccd_f" || continue
+		if [ "$1" = same ]; then
+			prov_why "$_ccd_f is a mirror the plan no longer has"
+			return 1
+		fi
+		file_absent "$_ccd_f" || return 1
+		file_absent "$(dirname -- "$_ccd_f")/mirror-ca.crt" || return 1
+	done
+}
+
+# docker's daemon.json with the mirrors (and the nvidia runtime, as
+# `nvidia-ctk runtime configure` writes it, so the two keep to one file).
+cr_docker_json() {
+	_cdj_m=$(cr_mirrors) || return 1
+	_cdj_mirrors=
+	_cdj_insecure=
+	while read -r _cdj_reg _cdj_url _cdj_ins _cdj_n; do
+		[ -n "$_cdj_reg" ] || continue
+		_cdj_mirrors="$_cdj_mirrors${_cdj_mirrors:+, }\"$_cdj_url\""
+		if [ "$_cdj_ins" = 1 ]; then
+			_cdj_h=${_cdj_url#*://}
+			_cdj_insecure="$_cdj_insecure${_cdj_insecure:+, }\"${_cdj_h%%/*}\""
+		fi
+	done <<EOF
+$_cdj_m
+EOF
+	printf '{\n  "registry-mirrors": [%s]' "$_cdj_mirrors"
+	if [ -n "$_cdj_insecure" ]; then
+		printf ',\n  "insecure-registries": [%s]' "$_cdj_insecure"
+	fi
+	if cr_toolkit_wanted; then
+		printf ',\n  "runtimes": {\n    "nvidia": {\n      "args": [],\n      "path": "nvidia-container-runtime"\n    }\n  }'
+	fi
+	printf '\n}\n'
+}
+
+# cr_docker_cas ACTION: the mirrors' CAs in /etc/docker/certs.d/HOST:PORT/ca.crt.
+cr_docker_cas() {
+	_cdc_m=$(cr_mirrors) || return 1
+	while read -r _cdc_reg _cdc_url _cdc_ins _cdc_n; do
+		[ -n "$_cdc_reg" ] || continue
+		_cdc_ca=$(cr_mirror_ca "$_cdc_n")
+		[ -n "$_cdc_ca" ] || continue
+		_cdc_h=${_cdc_url#*://}
+		"file_$1" "/etc/docker/certs.d/${_cdc_h%%/*}/ca.crt" 0644 root:root "$_cdc_ca" || return 1
+	done <<EOF
+$_cdc_m
+EOF
+}
+
+cr_docker_conf_ok() {
+	[ -n "${REGISTRY_MIRRORS:-}" ] || return 0
+	file_same "$CR_DOCKER_CONF" 0644 root:root "$(cr_docker_json)" || return 1
+	cr_docker_cas same
+}
+
+cr_docker_conf_put() {
+	if [ -z "${REGISTRY_MIRRORS:-}" ]; then
+		[ -f "$CR_DOCKER_CONF" ] || file_put "$CR_DOCKER_CONF" 0644 root:root "{}"
+		return
+	fi
+	_cdp=$(cr_docker_json) || return 1
+	file_put "$CR_DOCKER_CONF" 0644 root:root "$_cdp" || return 1
+	cr_docker_cas put
+}
+
 # containerd's configuration: the package default, with the systemd cgroup
-# driver where systemd runs (kubelet uses it), and the bundle's pause image
-# as the sandbox image where there is one.
+# driver where systemd runs (kubelet uses it), the bundle's pause image as
+# the sandbox image where there is one, and the registry hosts of
+# /etc/containerd/certs.d when the plan has mirrors.
 cr_containerd_conf_ok() {
 	[ -s "$CR_CONTAINERD_CONF" ] || prov_why "$CR_CONTAINERD_CONF is missing" || return 1
 	[ "$PROV_SYSTEMD" = 0 ] || grep -q 'SystemdCgroup = true' "$CR_CONTAINERD_CONF" ||
 		prov_why "$CR_CONTAINERD_CONF does not use the systemd cgroup driver" || return 1
 	_cco=$(cr_sandbox_image)
 	[ -z "$_cco" ] || ! grep -q '^ *sandbox_image = ' "$CR_CONTAINERD_CONF" ||
-		grep -q "^ *sandbox_image = \"$_cco\"" "$CR_CONTAINERD_CONF" ||
-		prov_why "$CR_CONTAINERD_CONF does not use the bundle's sandbox image $_cco"
+		grep -qF "sandbox_image = \"$_cco\"" "$CR_CONTAINERD_CONF" ||
+		prov_why "$CR_CONTAINERD_CONF does not use the bundle's sandbox image $_cco" || return 1
+	[ -z "${REGISTRY_MIRRORS:-}" ] || grep -qF "config_path = \"$CR_CERTS_D\"" "$CR_CONTAINERD_CONF" ||
+		prov_why "$CR_CONTAINERD_CONF does not read the mirrors in $CR_CERTS_D" || return 1
+	cr_certs_d same
+}
+
+# cr_toml_set KEY VALUE: every "KEY = ..." line of stdin set to KEY = "VALUE"
+# (the value is data: awk takes it from the environment, not the program).
+cr_toml_set() {
+	PROV_TOML_KEY=$1 PROV_TOML_VAL=$2 awk '
+		BEGIN { k = ENVIRON["PROV_TOML_KEY"]; v = ENVIRON["PROV_TOML_VAL"] }
+		{
+			t = $0
+			sub(/^ */, "", t)
+			if (index(t, k " = ") == 1)
+				$0 = substr($0, 1, index($0, k) - 1) k " = \"" v "\""
+			print
+		}'
 }
 
 cr_containerd_conf_put() {
-	cr_containerd_conf_ok 2>/dev/null && return 0
-	mkdir -p /etc/containerd
-	_ccp=$(containerd config default)
-	if [ "$PROV_SYSTEMD" = 1 ]; then
-		_ccp=$(printf '%s\n' "$_ccp" | sed 's/SystemdCgroup = false/SystemdCgroup = true/')
+	if ! cr_containerd_conf_ok 2>/dev/null; then
+		mkdir -p /etc/containerd
+		_ccp=$(containerd config default)
+		if [ "$PROV_SYSTEMD" = 1 ]; then
+			_ccp=$(printf '%s\n' "$_ccp" | sed 's/SystemdCgroup = false/SystemdCgroup = true/')
+		fi
+		_ccs=$(cr_sandbox_image)
+		case $_ccs in
+		*[!A-Za-z0-9./:@_-]*) prov_fail "the bundle's pause image '$_ccs' is not an image reference" ;;
+		esac
+		if [ -n "$_ccs" ]; then
+			_ccp=$(printf '%s\n' "$_ccp" | cr_toml_set sandbox_image "$_ccs")
+		fi
+		if [ -n "${REGISTRY_MIRRORS:-}" ]; then
+			_ccp=$(printf '%s\n' "$_ccp" | cr_toml_set config_path "$CR_CERTS_D")
+		fi
+		file_put "$CR_CONTAINERD_CONF" 0644 root:root "$_ccp" || return 1
 	fi
-	_ccs=$(cr_sandbox_image)
-	if [ -n "$_ccs" ]; then
-		_ccp=$(printf '%s\n' "$_ccp" | sed "s|^\( *sandbox_image = \).*|\1\"$_ccs\"|")
-	fi
-	file_put "$CR_CONTAINERD_CONF" 0644 root:root "$_ccp"
+	cr_certs_d put
 }
 
 # The engine knows the nvidia runtime.
@@ -203,9 +377,10 @@ step_check() {
 	cr_applies
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages engine) || return 1
-	if [ "$RUNTIME" = containerd ]; then
-		cr_containerd_conf_ok || return 1
-	fi
+	case $RUNTIME in
+	containerd) cr_containerd_conf_ok || return 1 ;;
+	docker) cr_docker_conf_ok || return 1 ;;
+	esac
 	cr_toolkit_ok || return 1
 	if [ "$RUNTIME" != apptainer ]; then
 		cr_svc svc_running || return 1
@@ -223,12 +398,10 @@ step_apply() {
 	fi
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages engine)
-	if [ "$RUNTIME" = containerd ]; then
-		cr_containerd_conf_put
-	fi
-	if [ "$RUNTIME" = docker ] && [ ! -f "$CR_DOCKER_CONF" ]; then
-		file_put "$CR_DOCKER_CONF" 0644 root:root "{}"
-	fi
+	case $RUNTIME in
+	containerd) cr_containerd_conf_put ;;
+	docker) cr_docker_conf_put ;;
+	esac
 	cr_toolkit_put
 	if [ "$RUNTIME" != apptainer ]; then
 		cr_svc svc_start

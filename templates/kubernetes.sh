@@ -15,6 +15,9 @@
 K8S_ADMIN=/etc/kubernetes/admin.conf
 K8S_KUBELET=/etc/kubernetes/kubelet.conf
 K8S_OUT=$PROV_OUT_DIR/join
+# The manifests, each at a release tag.  Their projects publish no checksum
+# of them (docs/templates.md, "What steps download"): they come over
+# verified HTTPS, from the tag.
 K8S_FLANNEL=https://github.com/flannel-io/flannel/releases/download/v0.25.1/kube-flannel.yml
 K8S_CALICO=https://raw.githubusercontent.com/projectcalico/calico/v3.27.3/manifests/calico.yaml
 K8S_DEVICE_PLUGIN=https://raw.githubusercontent.com/NVIDIA/k8s-device-plugin/v0.15.0/deployments/static/nvidia-device-plugin.yml
@@ -29,8 +32,16 @@ k8s_applies() {
 	[ "$PROV_SYSTEMD" = 1 ] || prov_fail "kubelet needs systemd as PID 1; this node has none"
 	[ "$RUNTIME" = containerd ] || prov_fail "kubeadm needs the containerd runtime (the plan has '${RUNTIME:-none}')"
 	case $K8S_VERSION in
+	*[!0-9.]* | '' | .* | *.) prov_fail "K8S_VERSION '$K8S_VERSION' is not a version like 1.30" ;;
 	[0-9]*.[0-9]*) ;;
 	*) prov_fail "K8S_VERSION '$K8S_VERSION' is not a version like 1.30" ;;
+	esac
+	# the plan checks it; it reaches a manifest, so again here
+	case $K8S_POD_CIDR in
+	'') ;;
+	*[!0-9./]* | */*/* | */ | /*) prov_fail "K8S_POD_CIDR '$K8S_POD_CIDR' is not an IPv4 network like 10.244.0.0/16" ;;
+	*/*) ;;
+	*) prov_fail "K8S_POD_CIDR '$K8S_POD_CIDR' is not an IPv4 network like 10.244.0.0/16" ;;
 	esac
 }
 
@@ -147,14 +158,19 @@ k8s_join_ok() {
 		prov_why "the join token has expired"
 }
 
+# k8s_apply_manifest URL NAMESPACE DAEMONSET [OLD NEW]...: apply the
+# manifest once (checked by its DaemonSet's name), each OLD text in it
+# replaced by NEW (plain text, see file_subst).
 k8s_apply_manifest() {
-	# $1 url, $2 namespace, $3 daemonset: applied once, checked by name
 	kubectl_admin -n "$2" get daemonset "$3" >/dev/null 2>&1 && return 0
+	_kam_url=$1
+	shift 3
 	_kam_f=$(mktemp)
-	prov_fetch "$1" "$_kam_f" || { rm -f "$_kam_f"; return 1; }
-	if [ -n "${4:-}" ]; then
-		sed -i "$4" "$_kam_f"
-	fi
+	prov_fetch "$_kam_url" "$_kam_f" || { rm -f "$_kam_f"; return 1; }
+	while [ $# -ge 2 ]; do
+		file_subst "$_kam_f" "$1" "$2" || { rm -f "$_kam_f"; return 1; }
+		shift 2
+	done
 	kubectl_admin apply -f "$_kam_f" >&2 || { rm -f "$_kam_f"; return 1; }
 	rm -f "$_kam_f"
 	prov_changed
@@ -207,14 +223,15 @@ k8s_control_apply() {
 	calico)
 		if [ -n "$K8S_POD_CIDR" ]; then
 			k8s_apply_manifest "$K8S_CALICO" kube-system calico-node \
-				"s|# - name: CALICO_IPV4POOL_CIDR|- name: CALICO_IPV4POOL_CIDR|; s|#   value: \"192.168.0.0/16\"|  value: \"$K8S_POD_CIDR\"|"
+				'# - name: CALICO_IPV4POOL_CIDR' '- name: CALICO_IPV4POOL_CIDR' \
+				'#   value: "192.168.0.0/16"' "  value: \"$K8S_POD_CIDR\""
 		else
 			k8s_apply_manifest "$K8S_CALICO" kube-system calico-node
 		fi
 		;;
 	*)
 		if [ -n "$K8S_POD_CIDR" ]; then
-			k8s_apply_manifest "$K8S_FLANNEL" kube-flannel kube-flannel-ds "s|10.244.0.0/16|$K8S_POD_CIDR|"
+			k8s_apply_manifest "$K8S_FLANNEL" kube-flannel kube-flannel-ds 10.244.0.0/16 "$K8S_POD_CIDR"
 		else
 			k8s_apply_manifest "$K8S_FLANNEL" kube-flannel kube-flannel-ds
 		fi

@@ -724,19 +724,53 @@ prov_http_perl() {
 		exit 0' "$1"
 }
 
-# prov_fetch URL DEST: download over HTTPS (installs curl when the node has
-# no downloader); DEST is written only when the download completed.
+# prov_fetch URL DEST [SHA256]: download over verified HTTPS (installs curl
+# when the node has no downloader; http:// and redirects to it are
+# refused).  With SHA256, the file must have that checksum: a mismatch
+# (changed upstream, or changed on the way) fails and leaves nothing.  DEST
+# is written only when the download completed and matched.
 prov_fetch() {
 	if ! command -v curl >/dev/null 2>&1 && ! command -v wget >/dev/null 2>&1; then
 		pkg_install curl ca-certificates || return 1
 	fi
 	_pf_tmp=$2.provision.$$
 	if command -v curl >/dev/null 2>&1; then
-		curl -fsSL --retry 3 --max-time 600 -o "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
+		curl -fsSL --proto =https --proto-redir =https --retry 3 --max-time 600 \
+			-o "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
 	else
-		wget -q -T 60 -t 3 -O "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
+		wget -q --https-only -T 60 -t 3 -O "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
+	fi
+	if [ -n "${3:-}" ]; then
+		_pf_sum=$(sha256sum <"$_pf_tmp") || { rm -f -- "$_pf_tmp"; return 1; }
+		_pf_sum=${_pf_sum%% *}
+		if [ "$_pf_sum" != "$3" ]; then
+			rm -f -- "$_pf_tmp"
+			prov_log "refusing $1: its sha256 is $_pf_sum, not the pinned $3 (changed upstream or on the way; update the pin in the template only after checking the vendor's published checksum)"
+			return 1
+		fi
 	fi
 	mv -f -- "$_pf_tmp" "$2"
+}
+
+# file_subst FILE OLD NEW: every OLD in FILE becomes NEW, both taken as
+# plain text.  Values never become part of a sed or awk program (where a
+# plan value could add commands: GNU sed's `e`, awk's system()): awk reads
+# them from the environment, which it does not interpret.
+file_subst() {
+	if ! PROV_SUBST_OLD=$2 PROV_SUBST_NEW=$3 awk '
+		BEGIN { o = ENVIRON["PROV_SUBST_OLD"]; n = ENVIRON["PROV_SUBST_NEW"] }
+		{
+			out = ""
+			s = $0
+			while (o != "" && (i = index(s, o)) > 0) {
+				out = out substr(s, 1, i - 1) n
+				s = substr(s, i + length(o))
+			}
+			print out s
+		}' "$1" >"$1.subst.$$" || ! mv -f -- "$1.subst.$$" "$1"; then
+		rm -f -- "$1.subst.$$"
+		return 1
+	fi
 }
 
 # ------------------------------------------------------------------ GPUs

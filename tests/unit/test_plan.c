@@ -6,6 +6,8 @@
 #include "buf.h"
 #include "err.h"
 #include "plan.h"
+#include "schema.h"
+#include "yml.h"
 
 /* Two lines every plan needs; cases below start at line 3. */
 #define HDR "version: 1\ncluster: { name: t }\n"
@@ -1177,6 +1179,398 @@ START_TEST(test_plan_errors)
 }
 END_TEST
 
+/*
+ * Every string field of the schema, fed hostile values.
+ *
+ * plan_schema_walk() gives each field's path; the value at that path in
+ * tests/fixtures/plan/every-key/plan.yaml (which holds every key, one
+ * scalar a line) is replaced with each value below, written as a YAML
+ * double-quoted scalar.  Each must be refused at load with an error
+ * located at the value, or load: only local paths may (they reach no
+ * node).  With PROV_HOSTILE_DIR set, every such plan is written there
+ * (NNNN-VARIANT.yaml, and a line "NNNN LINE COL PATH" in its index) for
+ * tests/e2e/t032-plan-hostile.sh, which gives each to the binary: refused
+ * at the value, or rendered and run in a sandbox where nothing of it may
+ * execute.  A field added to the schema is fed too, without a change
+ * here.
+ */
+
+#define HOSTILE_PLAN	"tests/fixtures/plan/every-key/plan.yaml"
+
+/* Each one, run by a shell, awk or sed, creates a file named /pwned.* */
+#define H(s) { s, sizeof s - 1 }
+static const struct {
+	const char	*s;
+	size_t		 len;
+} test_plan_hostile[] = {
+	H("x'; touch /pwned.sq; '"),
+	H("x\"; touch /pwned.dq; \""),
+	H("$(touch /pwned.cs)"),
+	H("`touch /pwned.bt`"),
+	H("x;touch /pwned.semi"),
+	H("x|touch /pwned.pipe"),
+	H("x&&touch /pwned.and"),
+	H("x\ntouch /pwned.nl\n"),
+	H("x\r\ntouch /pwned.cr\r"),
+	H("x\001\033[31m\177\x80\xff"),
+	H("x\0touch /pwned.nul"),
+	H("../../../../../../etc/passwd"),
+	H("10.244.0.0/16|;e touch /pwned.sed;#"),
+	H("x/;e touch /pwned.sed2;#&\\1\\n|"),
+	H("x\" ; system(\"touch /pwned.awk\") ; \""),
+	H("-oProxyCommand=touch /pwned.opt"),
+	H("${IFS}touch${IFS}/pwned.ifs"),
+	H("%n%s%s%s%x"),
+	H("https://x.example/$(touch /pwned.url)"),
+	H("a]\n[host.\"http://evil.example\"]\n#"),
+};
+#undef H
+
+/* The 64 KiB value: the same commands, over and over. */
+static char *
+test_plan_hostile_big(void)
+{
+	struct buf	b = BUF_INIT;
+
+	while (b.len < 65536)
+		buf_adds(&b, "a;$(touch /pwned.big)`touch /pwned.big`|");
+	buf_setlen(&b, 65536);
+	return buf_detach(&b, NULL);
+}
+
+struct test_plan_field {
+	char			*path;
+	enum schema_type	 type;
+};
+
+struct test_plan_fields {
+	struct test_plan_field	*v;
+	size_t			 n, alloc;
+};
+
+static void
+test_plan_collect(void *arg, const char *path, const struct schema_field *f)
+{
+	struct test_plan_fields	*fs = arg;
+
+	if (schema_type_info(f->type) == NULL)
+		return;
+	ALLOC_GROW(fs->v, fs->n + 1, fs->alloc);
+	fs->v[fs->n].path = xstrdup(path);
+	fs->v[fs->n].type = f->type;
+	fs->n++;
+}
+
+static void
+test_plan_fields_release(struct test_plan_fields *fs)
+{
+	size_t	i;
+
+	for (i = 0; i < fs->n; i++)
+		free(fs->v[i].path);
+	free(fs->v);
+}
+
+/*
+ * The scalar at `path` under `n` ("a.b[].c", "x.*.y"): in a list or a
+ * mapping of names, the first entry that has the rest; NULL when none.
+ */
+static const struct yml_node *
+test_plan_at(const struct yml_node *n, const char *path)
+{
+	const char		*dot, *rest;
+	char			*seg;
+	const struct yml_node	*r = NULL;
+	size_t			 len, i;
+	int			 list = 0;
+
+	if (n == NULL)
+		return NULL;
+	if (*path == '\0')
+		return n->kind == YML_SCALAR ? n : NULL;
+	dot = strchr(path, '.');
+	len = dot != NULL ? (size_t)(dot - path) : strlen(path);
+	rest = dot != NULL ? dot + 1 : path + len;
+	seg = xstrndup(path, len);
+	if (len > 2 && strcmp(seg + len - 2, "[]") == 0) {
+		seg[len - 2] = '\0';
+		list = 1;
+	}
+	if (strcmp(seg, "*") == 0) {
+		for (i = 0; n->kind == YML_MAP && r == NULL && i < n->n; i++)
+			r = test_plan_at(n->u.pairs[i].val, rest);
+	} else if (n->kind == YML_MAP) {
+		const struct yml_node	*v = yml_map_get(n, seg);
+
+		if (list && v != NULL && v->kind == YML_SEQ)
+			for (i = 0; r == NULL && i < v->n; i++)
+				r = test_plan_at(v->u.items[i], rest);
+		else
+			r = test_plan_at(v, rest);
+	}
+	free(seg);
+	return r;
+}
+
+/* `s` as a YAML double-quoted scalar. */
+static void
+test_plan_add_yaml_str(struct buf *b, const char *s, size_t n)
+{
+	size_t	i;
+
+	buf_addch(b, '"');
+	for (i = 0; i < n; i++) {
+		unsigned char	c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			buf_addf(b, "\\%c", c);
+		else if (c == '\n')
+			buf_adds(b, "\\n");
+		else if (c == '\r')
+			buf_adds(b, "\\r");
+		else if (c == '\0')
+			buf_adds(b, "\\0");
+		else if (c < 0x20 || c == 0x7f)
+			buf_addf(b, "\\x%02x", c);
+		else if (c >= 0x80)
+			buf_addf(b, "\\x%02x", c);
+		else
+			buf_addch(b, c);
+	}
+	buf_addch(b, '"');
+}
+
+/* Offset of 1-based line:col in text. */
+static size_t
+test_plan_offset(const char *text, unsigned line, unsigned col)
+{
+	const char	*p = text;
+
+	while (--line > 0)
+		p = strchr(p, '\n') + 1;
+	return (size_t)(p - text) + col - 1;
+}
+
+struct test_plan_sub {
+	const struct yml_node	*at;
+	const char		*val;
+	size_t			 len;
+};
+
+/* `text` with each scalar `at` (to the end of its line) replaced. */
+static char *
+test_plan_splice(const char *text, const struct test_plan_sub *subs,
+    size_t nsubs)
+{
+	struct buf	b = BUF_INIT;
+	size_t		pos = 0, i, j, off, end;
+
+	/* in text order */
+	for (;;) {
+		const struct test_plan_sub	*next = NULL;
+		size_t				 noff = SIZE_MAX;
+
+		for (j = 0; j < nsubs; j++) {
+			off = test_plan_offset(text, subs[j].at->line,
+			    subs[j].at->col);
+			if (off >= pos && off < noff) {
+				noff = off;
+				next = &subs[j];
+			}
+		}
+		if (next == NULL)
+			break;
+		end = noff + strcspn(text + noff, "\n");
+		buf_add(&b, text + pos, noff - pos);
+		test_plan_add_yaml_str(&b, next->val, next->len);
+		pos = end;
+	}
+	buf_adds(&b, text + pos);
+	(void)i;
+	return buf_detach(&b, NULL);
+}
+
+/* An error of `errs` at line:col of `label`? */
+static int
+test_plan_err_at(const struct prov_errs *errs, const char *label,
+    const struct yml_node *at)
+{
+	size_t	i;
+
+	for (i = 0; i < errs->n; i++)
+		if (errs->v[i].loc.file != NULL &&
+		    strcmp(errs->v[i].loc.file, label) == 0 &&
+		    errs->v[i].loc.line == at->line &&
+		    errs->v[i].loc.col == at->col &&
+		    errs->v[i].code == PROV_E_PLAN)
+			return 1;
+	return 0;
+}
+
+/* Every string field is in the fixture, and says what it holds. */
+START_TEST(test_plan_schema_every_field)
+{
+	struct test_plan_fields	 fs = { NULL, 0, 0 };
+	struct yml_doc		 doc;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct buf		 text = BUF_INIT;
+	char			*path = test_path(HOSTILE_PLAN);
+	size_t			 i;
+
+	plan_schema_walk(test_plan_collect, &fs);
+	ck_assert_uint_gt(fs.n, 40);
+	ck_assert_int_eq(buf_read_file(&text, path), 0);
+	yml_doc_init(&doc);
+	ck_assert_int_eq(yml_load(&doc, path, text.buf, text.len, &errs), 0);
+	for (i = 0; i < fs.n; i++) {
+		ck_assert_msg(fs.v[i].type != SCHEMA_STR, "'%s' is a string "
+		    "of any kind: give it a type that says what it holds",
+		    fs.v[i].path);
+		ck_assert_msg(test_plan_at(doc.root, fs.v[i].path) != NULL,
+		    "'%s' has no value in %s: add one", fs.v[i].path,
+		    HOSTILE_PLAN);
+	}
+	/* Some of the paths, as the walk writes them. */
+	for (i = 0; i < fs.n; i++)
+		if (strcmp(fs.v[i].path,
+		    "software.orchestrator.kubernetes.pod_cidr") == 0)
+			ck_assert_int_eq(fs.v[i].type, SCHEMA_CIDR);
+	ck_assert_ptr_nonnull(test_plan_at(doc.root, "nodes[].macs[]"));
+	ck_assert_ptr_nonnull(test_plan_at(doc.root, "hardware.*.mig[]"));
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	buf_release(&text);
+	test_plan_fields_release(&fs);
+	free(path);
+}
+END_TEST
+
+/* Write a plan for t032, in each variant it renders. */
+static void
+test_plan_hostile_write(const char *dir, size_t num, const char *text,
+    const struct yml_doc *doc, const struct test_plan_sub *sub,
+    const char *path)
+{
+	static const struct { const char *name, *kind, *distro, *release; }
+	    variants[] = {
+		{ "k8s", "kubernetes", NULL, NULL },
+		{ "slurm", "slurm", NULL, NULL },
+		{ "ubuntu", NULL, "ubuntu", "22.04" },
+		{ "rocky", NULL, "rocky", "9" },
+	};
+	struct test_plan_sub	 subs[3];
+	char			*file, *out;
+	FILE			*fp;
+	size_t			 v, n;
+
+	file = xasprintf("%s/index", dir);
+	fp = fopen(file, "a");
+	ck_assert_ptr_nonnull(fp);
+	/* the comment line written first moves the value one line down */
+	fprintf(fp, "%04zu %u %u %s\n", num, sub->at->line + 1, sub->at->col,
+	    path);
+	ck_assert_int_eq(fclose(fp), 0);
+	free(file);
+
+	for (v = 0; v < ARRAY_SIZE(variants); v++) {
+		n = 0;
+		subs[n++] = *sub;
+		if (variants[v].kind != NULL) {
+			subs[n].at = test_plan_at(doc->root,
+			    "software.orchestrator.kind");
+			subs[n].val = variants[v].kind;
+			subs[n++].len = strlen(variants[v].kind);
+		}
+		if (variants[v].distro != NULL) {
+			subs[n].at = test_plan_at(doc->root,
+			    "software.os.distro");
+			subs[n].val = variants[v].distro;
+			subs[n++].len = strlen(variants[v].distro);
+			subs[n].at = test_plan_at(doc->root,
+			    "software.os.release");
+			subs[n].val = variants[v].release;
+			subs[n++].len = strlen(variants[v].release);
+		}
+		/* The field itself may be one of them: it wins. */
+		if (n > 1 && (subs[1].at == sub->at ||
+		    (n > 2 && subs[2].at == sub->at)))
+			n = 1;
+		out = test_plan_splice(text, subs, n);
+		file = xasprintf("%s/%04zu-%s.yaml", dir, num,
+		    variants[v].name);
+		fp = fopen(file, "w");
+		ck_assert_ptr_nonnull(fp);
+		fprintf(fp, "# %s\n%s", path, out);
+		ck_assert_int_eq(fclose(fp), 0);
+		free(file);
+		free(out);
+	}
+}
+
+/* Refused with an error at the value, or a local path (t032 runs those). */
+START_TEST(test_plan_schema_hostile)
+{
+	struct test_plan_fields	 fs = { NULL, 0, 0 };
+	struct yml_doc		 doc;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct buf		 text = BUF_INIT;
+	char			*label = test_path(HOSTILE_PLAN);
+	char			*big = test_plan_hostile_big();
+	const char		*dir = getenv("PROV_HOSTILE_DIR");
+	size_t			 i, k, nvals = ARRAY_SIZE(test_plan_hostile) + 1;
+	size_t			 refused = 0, accepted = 0;
+
+	plan_schema_walk(test_plan_collect, &fs);
+	ck_assert_int_eq(buf_read_file(&text, label), 0);
+	yml_doc_init(&doc);
+	ck_assert_int_eq(yml_load(&doc, label, text.buf, text.len, &errs), 0);
+	for (i = 0; i < fs.n; i++) {
+		const struct yml_node	*at = test_plan_at(doc.root,
+		    fs.v[i].path);
+
+		ck_assert_ptr_nonnull(at);
+		for (k = 0; k < nvals; k++) {
+			struct test_plan_sub	 sub;
+			struct test_plan	 t;
+			char			*mut;
+
+			sub.at = at;
+			sub.val = k < nvals - 1 ? test_plan_hostile[k].s : big;
+			sub.len = k < nvals - 1 ? test_plan_hostile[k].len :
+			    65536;
+			mut = test_plan_splice(text.buf, &sub, 1);
+			test_plan_buf(&t, label, mut);
+			if (t.r != 0) {
+				ck_assert_msg(test_plan_err_at(&t.errs, label,
+				    at), "'%s' = hostile value %zu refused, "
+				    "but not at %u:%u:\n%s", fs.v[i].path, k,
+				    at->line, at->col, test_plan_errs(&t.errs));
+				refused++;
+			} else {
+				/* Only files of the operator's own machine. */
+				ck_assert_msg(fs.v[i].type == SCHEMA_PATH,
+				    "'%s' (%s) accepts hostile value %zu",
+				    fs.v[i].path,
+				    schema_type_info(fs.v[i].type)->name, k);
+				accepted++;
+			}
+			if (dir != NULL)
+				test_plan_hostile_write(dir, i * nvals + k,
+				    text.buf, &doc, &sub, fs.v[i].path);
+			test_plan_release(&t);
+			free(mut);
+		}
+	}
+	ck_assert_uint_gt(refused, 0);
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	buf_release(&text);
+	test_plan_fields_release(&fs);
+	free(label);
+	free(big);
+}
+END_TEST
+
 static Suite *
 plan_suite(void)
 {
@@ -1210,6 +1604,12 @@ plan_suite(void)
 	tc = tcase_create("errors");
 	tcase_add_loop_test(tc, test_plan_errors, 0,
 	    (int)ARRAY_SIZE(error_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hostile");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_plan_schema_every_field);
+	tcase_add_test(tc, test_plan_schema_hostile);
 	suite_add_tcase(s, tc);
 	return s;
 }
