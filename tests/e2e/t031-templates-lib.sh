@@ -447,5 +447,99 @@ else
 	echo "# python3 missing: http_get not tested"
 fi
 
+# Registry mirrors (container-runtime.sh): containerd's certs.d files,
+# exact and idempotent, a removed mirror's files gone (not a file of
+# someone else's), docker's daemon.json, and a mirror line that is not
+# plain refused.
+mirror_cases() {
+	printf -- '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' >"$work/ca.pem"
+	mkdir -p "$work/certs.d/quay.io"
+	echo 'server = "https://quay.io"' >"$work/certs.d/quay.io/hosts.toml"
+	lsh '
+		. '"$top"'/templates/container-runtime.sh
+		CR_CERTS_D=$W/certs.d
+		RUNTIME=docker NVIDIA_TOOLKIT=0
+		REGISTRY_MIRRORS="docker.io https://m.example:5000 0
+nvcr.io http://10.0.0.5:5000 1
+"
+		REGISTRY_CA_1=$(cat "$W/ca.pem")
+		cr_certs_d same 2>/dev/null && { echo "missing files pass"; exit 1; }
+		cr_certs_d put || exit 1
+		PROV_CHANGED=0
+		cr_certs_d same || exit 1
+		cr_certs_d put && [ "$PROV_CHANGED" = 0 ] || { echo "not idempotent"; exit 1; }
+		want="# Managed by provision (step container-runtime).
+server = \"https://registry-1.docker.io\"
+
+[host.\"https://m.example:5000\"]
+  capabilities = [\"pull\", \"resolve\"]
+  ca = \"$W/certs.d/docker.io/mirror-ca.crt\""
+		[ "$(cat "$W/certs.d/docker.io/hosts.toml")" = "$want" ] || { cat "$W/certs.d/docker.io/hosts.toml"; exit 1; }
+		cmp -s "$W/certs.d/docker.io/mirror-ca.crt" "$W/ca.pem" || { echo "CA differs"; exit 1; }
+		grep -q "^\[host.\"http://10.0.0.5:5000\"\]$" "$W/certs.d/nvcr.io/hosts.toml" || exit 1
+		grep -q "skip_verify\|ca =" "$W/certs.d/nvcr.io/hosts.toml" && { echo "http mirror with TLS settings"; exit 1; }
+		j=$(cr_docker_json) || exit 1
+		printf "%s" "$j" | python3 -c "import json, sys
+d = json.load(sys.stdin)
+assert d[\"registry-mirrors\"] == [\"https://m.example:5000\", \"http://10.0.0.5:5000\"], d
+assert d[\"insecure-registries\"] == [\"10.0.0.5:5000\"], d" || exit 1
+		REGISTRY_MIRRORS="docker.io https://m.example:5000 0"
+		cr_certs_d same 2>/dev/null && { echo "a removed mirror passes"; exit 1; }
+		cr_certs_d put || exit 1
+		[ ! -e "$W/certs.d/nvcr.io/hosts.toml" ] || { echo "a removed mirror kept"; exit 1; }
+		[ -f "$W/certs.d/quay.io/hosts.toml" ] || { echo "removed a file not ours"; exit 1; }
+		REGISTRY_MIRRORS="docker.io https://m.example/\$(id) 0"
+		cr_mirrors >/dev/null 2>&1 && { echo "a hostile URL passed"; exit 1; }
+		REGISTRY_MIRRORS="docker.io https://m.example 0 x"
+		cr_mirrors >/dev/null 2>&1 && { echo "a long line passed"; exit 1; }
+		echo fine'
+}
+if command -v python3 >/dev/null 2>&1; then
+	check "container-runtime: registry mirrors in containerd's certs.d and docker's daemon.json" mirror_cases
+fi
+
+# prov_fetch against an HTTPS server on loopback (its own CA, given to curl
+# as CURL_CA_BUNDLE): a pinned sha256 that matches, one that does not (a
+# file changed upstream or on the way), and plain http.
+if command -v python3 >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1 &&
+	command -v curl >/dev/null 2>&1; then
+	mkdir -p "$work/tls/www"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$work/tls/key.pem" -out "$work/tls/cert.pem" -days 1 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+	echo "the vendor's manifest" >"$work/tls/www/manifest.yml"
+	good=$(sha256sum <"$work/tls/www/manifest.yml" | cut -d' ' -f1)
+	tport=$((20000 + ($$ + 7) % 20000))
+	(cd "$work/tls/www" && exec python3 -c '
+import http.server, ssl, sys
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), http.server.SimpleHTTPRequestHandler)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[2], sys.argv[3])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$tport" "$work/tls/cert.pem" "$work/tls/key.pem") >/dev/null 2>&1 &
+	tls_pid=$!
+	fetch_cases() {
+		CURL_CA_BUNDLE=$work/tls/cert.pem lsh "
+			U=https://127.0.0.1:$tport/manifest.yml
+			prov_wait 10 curl -fsS --cacert \"\$CURL_CA_BUNDLE\" \"\$U\" || { echo 'no server'; exit 1; }
+			prov_fetch \"\$U\" \"\$W/ok\" $good || { echo 'the right sum refused'; exit 1; }
+			cmp -s \"\$W/ok\" '$work/tls/www/manifest.yml' || { echo 'wrong content'; exit 1; }
+			if prov_fetch \"\$U\" \"\$W/bad\" 0000000000000000000000000000000000000000000000000000000000000000 2>\"\$W/bad.err\"; then
+				echo 'a wrong sum accepted'; exit 1
+			fi
+			[ ! -e \"\$W/bad\" ] || { echo 'a refused file was kept'; exit 1; }
+			grep -q 'refusing .*sha256 is $good, not the pinned 0000' \"\$W/bad.err\" || { cat \"\$W/bad.err\"; exit 1; }
+			ls \"\$W\" | grep -q provision && { echo 'a temporary file left'; exit 1; }
+			if prov_fetch http://127.0.0.1:$port/-/ready \"\$W/plain\" 2>/dev/null; then
+				echo 'plain http accepted'; exit 1
+			fi
+			echo fine"
+	}
+	check "prov_fetch: a pinned sha256 matches; a mismatch or http:// is refused and leaves nothing" fetch_cases
+	kill "$tls_pid" 2>/dev/null
+else
+	echo "# python3, openssl or curl missing: prov_fetch not tested"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -618,6 +618,35 @@ START_TEST(test_render_step_values)
 }
 END_TEST
 
+/* The plan's registry mirrors, and each one's CA, reach the step. */
+START_TEST(test_render_step_mirrors)
+{
+	static const char *const names[] = { "REGISTRY_MIRRORS",
+	    "REGISTRY_CA_1" };
+	struct test_render	 t;
+	struct buf		 b = BUF_INIT, ca = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct strvec		 vals = STRVEC_INIT;
+	char			*path;
+
+	test_render_file(&t, "tests/fixtures/plan/every-key/plan.yaml");
+	ck_assert_uint_eq(t.p->sw.nmirrors, 1);
+	ck_assert_ok(render_step(&b, &t.in, 0, "container-runtime", &err),
+	    &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[0],
+	    "docker.io https://mirror.lab.internal:5000 0\n");
+	path = test_path("tests/fixtures/plan/every-key/mirror-ca.pem");
+	ck_assert_int_eq(buf_read_file(&ca, path), 0);
+	ck_assert_str_eq(vals.v[1], ca.buf);
+	free(path);
+	buf_release(&ca);
+	strvec_clear(&vals);
+	buf_release(&b);
+	test_render_release(&t);
+}
+END_TEST
+
 /* The generated files reach the node intact, through the quoting. */
 START_TEST(test_render_step_slurm_conf)
 {
@@ -796,6 +825,7 @@ render_suite(void)
 	tc = tcase_create("step");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_render_step_values);
+	tcase_add_test(tc, test_render_step_mirrors);
 	tcase_add_test(tc, test_render_step_slurm_conf);
 	tcase_add_test(tc, test_render_step_layout);
 	tcase_add_test(tc, test_render_step_missing_template);

@@ -30,6 +30,9 @@ struct test_schema_obj {
 	const char		*req;
 	const char		*nstr;
 	long			 nint;
+	const char		*cidr;
+	struct strvec		 cidrs;
+	const struct yml_node	*addrs;
 };
 
 static const char *const test_schema_enums[] = { "slurm", "kubernetes",
@@ -69,6 +72,9 @@ static const struct schema_field test_schema_fields[] = {
 	F("req", SCHEMA_STR, req, SCHEMA_REQUIRED),
 	F("nstr", SCHEMA_STR, nstr, SCHEMA_NULLABLE),
 	F("nint", SCHEMA_INT, nint, SCHEMA_NULLABLE),
+	F("cidr", SCHEMA_CIDR, cidr, 0),
+	F("cidrs", SCHEMA_CIDR, cidrs, SCHEMA_LIST),
+	F("addrs", SCHEMA_ADDRS, addrs, SCHEMA_NAMES),
 	FEND
 };
 
@@ -89,6 +95,7 @@ test_schema_defaults(struct test_schema_obj *o)
 	o->num = o->pct = -7.5;
 	o->b = -1;
 	o->list = (struct strvec)STRVEC_INIT;
+	o->cidrs = (struct strvec)STRVEC_INIT;
 	o->sub.n = -3;
 	o->sub.s = "subdefault";
 }
@@ -115,6 +122,7 @@ static void
 test_schema_release(struct test_schema *t)
 {
 	strvec_clear(&t->o.list);
+	strvec_clear(&t->o.cidrs);
 	prov_errs_release(&t->errs);
 	yml_doc_release(&t->doc);
 }
@@ -355,6 +363,31 @@ static const struct {
 	/* nullable: null leaves the default; other wrong values still fail */
 	{ "nstr: [x]\n", "t.yaml:2:7: 'nstr' must be a string, not a list\n" },
 	{ "nint: x\n", "t.yaml:2:7: 'nint' must be a whole number, not 'x'\n" },
+	/* typed strings: refused at the value, shown escaped and short */
+	{ "cidr: \"10.0.0.0/8|;e id;#\"\n", "t.yaml:2:7: 'cidr' is not an IPv4 "
+	    "network: '10.0.0.0/8|;e id;#' (write it like '10.244.0.0/16')\n" },
+	{ "cidr: \"a\\nb\\rc\\x1b[2J\\x7f\"\n", "t.yaml:2:7: 'cidr' is not an "
+	    "IPv4 network: 'a\\nb\\rc\\x1b[2J\\x7f' (write it like "
+	    "'10.244.0.0/16')\n" },
+	{ "cidr: \"0123456789012345678901234567890123456789012345678901234567"
+	    "89012345678\"\n", "t.yaml:2:7: 'cidr' is not an IPv4 network: "
+	    "'01234567890123456789012345678901234567890123456789012345678901"
+	    "23... (69 bytes)' (write it like '10.244.0.0/16')\n" },
+	{ "cidrs: [10.0.0.0/8, x, 10.1.0.0/16, \"$(id)\"]\n",
+	    "t.yaml:2:21: 'cidrs' is not an IPv4 network: 'x' (write it like "
+	    "'10.244.0.0/16')\n"
+	    "t.yaml:2:37: 'cidrs' is not an IPv4 network: '$(id)' (write it "
+	    "like '10.244.0.0/16')\n" },
+	{ "cidrs: 10.0.0.0/8;\n", "t.yaml:2:8: 'cidrs' is not an IPv4 network: "
+	    "'10.0.0.0/8;' (write it like '10.244.0.0/16')\n" },
+	{ "addrs: { mgmt: 10.0.0.1, ib: \"a b\" }\n", "t.yaml:2:30: 'ib' is "
+	    "not an IP address or host name: 'a b' (write an IPv4 address like "
+	    "'192.0.2.10', a range like '192.0.2.[11-18]', or a host name)\n" },
+	{ "addrs: [10.0.0.1]\n", "t.yaml:2:8: 'addrs' must be a mapping of "
+	    "names, not a list\n" },
+	{ "e: \"slurm\\n\"\n", "t.yaml:2:4: unknown e 'slurm\\n' (did you "
+	    "mean 'slurm'?)\n" },
+	{ "\"str\\ny\": x\n", "t.yaml:2:1: unknown key 'str\\ny'\n" },
 };
 
 START_TEST(test_schema_error_table)
@@ -374,6 +407,70 @@ START_TEST(test_schema_error_table)
 	free(got);
 	free(text);
 	test_schema_release(&t);
+}
+END_TEST
+
+/* Typed values that pass, and what a mapping of names keeps. */
+START_TEST(test_schema_typed_ok)
+{
+	struct test_schema	t;
+
+	test_schema_bind(&t, REQ "cidr: 10.244.0.0/16\n"
+	    "cidrs: [10.0.0.0/8, 192.0.2.0/24]\n"
+	    "addrs: { mgmt: \"10.0.0.[1-4]\", ib: node1.lab }\n",
+	    test_schema_fields);
+	ck_assert_int_eq(t.r, 0);
+	ck_assert_str_eq(t.o.cidr, "10.244.0.0/16");
+	ck_assert_uint_eq(t.o.cidrs.n, 2);
+	ck_assert_str_eq(t.o.cidrs.v[1], "192.0.2.0/24");
+	ck_assert_ptr_nonnull(t.o.addrs);
+	ck_assert_uint_eq(t.o.addrs->n, 2);
+	test_schema_release(&t);
+}
+END_TEST
+
+/* Every field that holds a value, with its path. */
+static void
+test_schema_walk_fn(void *arg, const char *path, const struct schema_field *f)
+{
+	buf_addf(arg, "%s %d\n", path, (int)f->type);
+}
+
+START_TEST(test_schema_walk_paths)
+{
+	static const struct schema_field leaf[] = {
+		{ "a", SCHEMA_CIDR, 0, 0, NULL, NULL, NOLIM },
+		{ "doc", SCHEMA_IGNORE, 0, 0, NULL, NULL, NOLIM },
+		{ "b", SCHEMA_PKG, 0, SCHEMA_LIST, NULL, NULL, NOLIM },
+		FEND
+	};
+	static const struct schema_field top[] = {
+		{ "o", SCHEMA_OBJ, 0, 0, NULL, leaf, NOLIM },
+		{ "l", SCHEMA_NODE, 0, SCHEMA_LIST, NULL, leaf, NOLIM },
+		{ "m", SCHEMA_NODE, 0, SCHEMA_NAMES, NULL, leaf, NOLIM },
+		{ "n", SCHEMA_ADDRS, 0, SCHEMA_NAMES, NULL, NULL, NOLIM },
+		{ "raw", SCHEMA_NODE, 0, 0, NULL, NULL, NOLIM },
+		{ "i", SCHEMA_INT, 0, 0, NULL, NULL, NOLIM },
+		FEND
+	};
+	struct buf	b = BUF_INIT;
+	char		*want;
+
+	schema_walk(top, "x.", test_schema_walk_fn, &b);
+	want = xasprintf("x.o.a %d\nx.o.b[] %d\nx.l[].a %d\nx.l[].b[] %d\n"
+	    "x.m.*.a %d\nx.m.*.b[] %d\nx.n.* %d\nx.raw %d\nx.i %d\n",
+	    SCHEMA_CIDR, SCHEMA_PKG, SCHEMA_CIDR, SCHEMA_PKG, SCHEMA_CIDR,
+	    SCHEMA_PKG, SCHEMA_ADDRS, SCHEMA_NODE, SCHEMA_INT);
+	ck_assert_str_eq(b.buf, want);
+	free(want);
+	buf_release(&b);
+	/* The string types, and only they, have a checker. */
+	ck_assert_ptr_nonnull(schema_type_info(SCHEMA_CIDR));
+	ck_assert_ptr_null(schema_type_info(SCHEMA_INT));
+	ck_assert_ptr_null(schema_type_info(SCHEMA_NODE));
+	ck_assert_int_eq(schema_value_ok(SCHEMA_HOSTLIST, "gpu[01-08],h-1"), 1);
+	ck_assert_int_eq(schema_value_ok(SCHEMA_HOSTLIST, "gpu01\r"), 0);
+	ck_assert_int_eq(schema_value_ok(SCHEMA_INT, "1"), 0);
 }
 END_TEST
 
@@ -612,6 +709,8 @@ schema_suite(void)
 	tcase_add_test(tc, test_schema_all_types);
 	tcase_add_test(tc, test_schema_defaults_kept);
 	tcase_add_test(tc, test_schema_nullable);
+	tcase_add_test(tc, test_schema_typed_ok);
+	tcase_add_test(tc, test_schema_walk_paths);
 	tcase_add_test(tc, test_schema_strlist_scalar);
 	tcase_add_loop_test(tc, test_schema_bool_table, 0,
 	    (int)ARRAY_SIZE(bool_cases));

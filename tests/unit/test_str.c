@@ -427,6 +427,133 @@ START_TEST(test_str_starts_table)
 }
 END_TEST
 
+/* What each kind of plan value may hold (the string types of schema.h). */
+static const struct {
+	int		(*fn)(const char *);
+	const char	*name;
+	const char	*in;
+	int		 want;
+} type_cases[] = {
+#define T(f, in, want) { f, #f, in, want }
+	T(str_is_ipv4, "192.0.2.10", 1),
+	T(str_is_ipv4, "0.0.0.0", 1),
+	T(str_is_ipv4, "255.255.255.255", 1),
+	T(str_is_ipv4, "256.0.0.1", 0),
+	T(str_is_ipv4, "01.2.3.4", 0),
+	T(str_is_ipv4, "1.2.3", 0),
+	T(str_is_ipv4, "1.2.3.4.5", 0),
+	T(str_is_ipv4, "1.2.3.4 ", 0),
+	T(str_is_ipv4, "+1.2.3.4", 0),
+	T(str_is_cidr4, "10.244.0.0/16", 1),
+	T(str_is_cidr4, "0.0.0.0/0", 1),
+	T(str_is_cidr4, "192.0.2.0/32", 1),
+	T(str_is_cidr4, "10.244.0.0/33", 0),
+	T(str_is_cidr4, "10.244.0.0/016", 0),
+	T(str_is_cidr4, "10.244.0.0", 0),
+	T(str_is_cidr4, "10.244.0.0/16|;e id;#", 0),
+	T(str_is_cidr4, "10.244.0.0/16\n", 0),
+	T(str_is_cidr4, "fd00::/8", 0),
+	T(str_is_mac, "0c:c4:7a:00:00:10", 1),
+	T(str_is_mac, "0C-C4-7A-00-00-10", 1),
+	T(str_is_mac, "0c:c4-7a:00:00:10", 0),
+	T(str_is_mac, "0c:c4:7a:00:00", 0),
+	T(str_is_mac, "0c:c4:7a:00:00:1g", 0),
+	T(str_is_version, "22.04", 1),
+	T(str_is_version, "550", 1),
+	T(str_is_version, "1.30.2", 1),
+	T(str_is_version, "v1.30", 0),
+	T(str_is_version, "1..2", 0),
+	T(str_is_version, "1.", 0),
+	T(str_is_version, ".1", 0),
+	T(str_is_version, "12;id", 0),
+	T(str_is_user, "root", 1),
+	T(str_is_user, "_svc.deploy-1", 1),
+	T(str_is_user, "-oProxyCommand", 0),
+	T(str_is_user, "1abc", 0),
+	T(str_is_user, "a b", 0),
+	T(str_is_user, "a@b", 0),
+	T(str_is_envvar, "BMC_PASSWORD", 1),
+	T(str_is_envvar, "_x1", 1),
+	T(str_is_envvar, "1X", 0),
+	T(str_is_envvar, "A-B", 0),
+	T(str_is_envvar, "A$(id)", 0),
+	T(str_is_hostport, "mirror.example:5000", 1),
+	T(str_is_hostport, "docker.io", 1),
+	T(str_is_hostport, "10.0.0.5:443", 1),
+	T(str_is_hostport, "mirror.example:0", 0),
+	T(str_is_hostport, "mirror.example:65536", 0),
+	T(str_is_hostport, "mirror.example:", 0),
+	T(str_is_hostport, ":5000", 0),
+	T(str_is_hostport, "a;b:1", 0),
+	T(str_is_jump, "bastion", 1),
+	T(str_is_jump, "admin@bastion.example:2222", 1),
+	T(str_is_jump, "@bastion", 0),
+	T(str_is_jump, "-oProxyCommand=x", 0),
+	T(str_is_jump, "a b@c", 0),
+	T(str_is_url, "https://mirror.example:5000", 1),
+	T(str_is_url, "https://mirror.example/v2/a_b-c~d%20e", 1),
+	T(str_is_url, "http://10.0.0.5:5000/", 1),
+	T(str_is_url, "ftp://mirror.example", 0),
+	T(str_is_url, "https://", 0),
+	T(str_is_url, "https://user:pw@mirror.example", 0),
+	T(str_is_url, "https://mirror.example/?q=1", 0),
+	T(str_is_url, "https://mirror.example/$(id)", 0),
+	T(str_is_url, "https://mirror.example/a\"b", 0),
+	T(str_is_url, "https://mirror.example/a b", 0),
+	T(str_is_pkg, "python3", 1),
+	T(str_is_pkg, "libfoo1.2+dfsg-3", 1),
+	T(str_is_pkg, "-x", 0),
+	T(str_is_pkg, ".hidden", 0),
+	T(str_is_pkg, "a;b", 0),
+	T(str_is_mig_profile, "1g.10gb", 1),
+	T(str_is_mig_profile, "1g.10gb+me", 1),
+	T(str_is_mig_profile, "19", 1),
+	T(str_is_mig_profile, "g.10gb", 0),
+	T(str_is_mig_profile, "1g,2g", 0),
+	T(str_is_pciid, "10de:20b0", 1),
+	T(str_is_pciid, "10DE:20B0", 1),
+	T(str_is_pciid, "10de:20b", 0),
+	T(str_is_pciid, "10de-20b0", 0),
+	T(str_is_slurm_time, "30", 1),
+	T(str_is_slurm_time, "2-00:00:00", 1),
+	T(str_is_slurm_time, "UNLIMITED", 1),
+	T(str_is_slurm_time, "1:2:3:4", 0),
+	T(str_is_slurm_time, "2 days", 0),
+	T(str_is_redundancy, "N+1", 1),
+	T(str_is_redundancy, "N+N", 1),
+	T(str_is_redundancy, "N", 1),
+	T(str_is_redundancy, "2+2", 1),
+	T(str_is_redundancy, "0+2", 0),
+	T(str_is_redundancy, "X+1", 0),
+	T(str_is_redundancy, "2+2x", 0),
+#undef T
+};
+
+START_TEST(test_str_type_table)
+{
+	ck_assert_msg(type_cases[_i].fn(type_cases[_i].in) ==
+	    type_cases[_i].want, "%s('%s'): want %d", type_cases[_i].name,
+	    type_cases[_i].in, type_cases[_i].want);
+	ck_assert_int_eq(type_cases[_i].fn(NULL), 0);
+}
+END_TEST
+
+/* Text: one line, nothing a terminal or a config would read as control. */
+START_TEST(test_str_is_text)
+{
+	ck_assert_int_eq(str_is_text("NVIDIA A100 80GB PCIe (\"SXM\")", 256), 1);
+	ck_assert_int_eq(str_is_text("b\xc3\xbc" "cher", 256), 1);
+	ck_assert_int_eq(str_is_text("a\nb", 256), 0);
+	ck_assert_int_eq(str_is_text("a\rb", 256), 0);
+	ck_assert_int_eq(str_is_text("a\tb", 256), 0);
+	ck_assert_int_eq(str_is_text("a\033[2Jb", 256), 0);
+	ck_assert_int_eq(str_is_text("a\177", 256), 0);
+	ck_assert_int_eq(str_is_text("", 256), 0);
+	ck_assert_int_eq(str_is_text("abcd", 3), 0);
+	ck_assert_int_eq(str_is_text(NULL, 3), 0);
+}
+END_TEST
+
 static Suite *
 str_suite(void)
 {
@@ -467,6 +594,12 @@ str_suite(void)
 	tcase_add_test(tc, test_str_safe_word_null);
 	tcase_add_loop_test(tc, test_str_starts_table, 0,
 	    (int)ARRAY_SIZE(starts_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("types");
+	tcase_add_loop_test(tc, test_str_type_table, 0,
+	    (int)ARRAY_SIZE(type_cases));
+	tcase_add_test(tc, test_str_is_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
