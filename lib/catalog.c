@@ -265,7 +265,7 @@ static const struct schema_field cat_ports_fields[] = {
 /* A switch's psu: no ratings, the checker budgets power_w. */
 static const struct schema_field cat_sw_psu_fields[] = {
 	F("count", SCHEMA_INT, struct cat_switch, psu_count, NUL),
-	F("redundancy", SCHEMA_STR, struct cat_switch, psu_redundancy, NUL),
+	F("redundancy", SCHEMA_REDUNDANCY, struct cat_switch, psu_redundancy, NUL),
 	FE("inlet", struct cat_switch, psu_inlet, NUL, cat_psu_inlets),
 	FEND
 };
@@ -284,6 +284,36 @@ static const struct schema_field cat_switch_fields[] = {
 	F("managed", SCHEMA_IGNORE, struct cat_switch, m.name, 0),
 	FEND
 };
+
+void
+catalog_schema_walk(void (*fn)(void *, const char *,
+    const struct schema_field *), void *arg)
+{
+	/* The tables, and those of what a system entry binds by hand. */
+	static const struct {
+		const char			*prefix;
+		const struct schema_field	*fields;
+	} t[] = {
+		{ "gpus.*.", cat_gpu_fields },
+		{ "nics.*.", cat_nic_fields },
+		{ "cpus.*.", cat_cpu_fields },
+		{ "systems.*.", cat_sys_fields },
+		{ "systems.*.cpu.", cat_fixed_fields },
+		{ "systems.*.gpus.", cat_fixed_fields },
+		{ "systems.*.nics[].", cat_fixed_fields },
+		{ "systems.*.drives[].", cat_drive_fields },
+		{ "systems.*.psu.", cat_psu_fields },
+		{ "systems.*.psu.ratings[].", cat_rating_fields },
+		{ "systems.*.slots[].", cat_slot_fields },
+		{ "switches.*.", cat_switch_fields },
+		{ "switches.*.ports[].", cat_ports_fields },
+		{ "models.*.", cat_model_fields },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		schema_walk(t[i].fields, t[i].prefix, fn, arg);
+}
 
 struct catalog *
 catalog_new(void)

@@ -217,6 +217,14 @@ const char		*catalog_kind_name(enum cat_kind);
 const char		*catalog_section_name(enum cat_kind);
 /* The title and url of source `key` (borrowed; NULL when not defined). */
 const char		*catalog_source_title(const struct catalog *, const char *key);
+/*
+ * Every value-holding field of a catalog entry with its path
+ * ("systems.*.psu.redundancy"), as plan_schema_walk() does for the plan.
+ */
+struct schema_field;
+void			 catalog_schema_walk(void (*fn)(void *arg,
+			    const char *path, const struct schema_field *f),
+			    void *arg);
 /* Cross-references inside the catalog (a system's GPU model, sources); errors to errs. */
 int			 catalog_validate(const struct catalog *, struct prov_errs *errs);
 

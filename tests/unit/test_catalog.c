@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "err.h"
+#include "schema.h"
 #include "yml.h"
 
 static char *
@@ -870,6 +871,43 @@ START_TEST(test_catalog_default_dir)
 }
 END_TEST
 
+/* A profiles dir is anyone's to write: every string says what it holds. */
+static void
+test_catalog_field(void *arg, const char *path, const struct schema_field *f)
+{
+	size_t	*n = arg;
+
+	ck_assert_msg(f->type != SCHEMA_STR, "catalog field '%s' is a string "
+	    "of any kind: give it a type that says what it holds", path);
+	if (schema_type_info(f->type) != NULL)
+		(*n)++;
+}
+
+START_TEST(test_catalog_strings_typed)
+{
+	size_t			 n = 0;
+	struct catalog		*c = catalog_new();
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	static const char	 bad[] =
+	    "gpus:\n"
+	    "  g1: { name: \"G\\e[2J\\nx\", form_factor: fhfl,\n"
+	    "        pci_ids: [\"10de:20b0;x\"], aliases: [\"a b\"] }\n";
+
+	catalog_schema_walk(test_catalog_field, &n);
+	ck_assert_uint_gt(n, 15);
+	ck_assert_int_eq(catalog_load_buf(c, "c.yaml", bad, sizeof bad - 1,
+	    &errs), -1);
+	ck_assert_uint_eq(errs.n, 3);
+	ck_assert_str_eq(errs.v[0].msg, "'name' is not one line of text: "
+	    "'G\\x1b[2J\\nx'");
+	ck_assert_str_eq(errs.v[1].msg, "'pci_ids' is not a PCI vendor:device "
+	    "id: '10de:20b0;x'");
+	ck_assert_str_eq(errs.v[2].msg, "'aliases' is not a word: 'a b'");
+	prov_errs_release(&errs);
+	catalog_free(c);
+}
+END_TEST
+
 static Suite *
 catalog_suite(void)
 {
@@ -879,6 +917,7 @@ catalog_suite(void)
 	tc = tcase_create("shipped");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_catalog_shipped_loads);
+	tcase_add_test(tc, test_catalog_strings_typed);
 	tcase_add_test(tc, test_catalog_shipped_counts);
 	tcase_add_test(tc, test_catalog_lookup_gpu);
 	tcase_add_test(tc, test_catalog_lookup_system);
