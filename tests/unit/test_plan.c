@@ -1243,32 +1243,54 @@ struct test_plan_field {
 	enum schema_type	 type;
 };
 
-struct test_plan_fields {
+/* The string fields of the schema, and the fixture that has them all. */
+struct test_plan_walk {
 	struct test_plan_field	*v;
 	size_t			 n, alloc;
+	char			*label;
+	struct buf		 text;
+	struct yml_doc		 doc;
+	struct prov_errs	 errs;
 };
 
 static void
 test_plan_collect(void *arg, const char *path, const struct schema_field *f)
 {
-	struct test_plan_fields	*fs = arg;
+	struct test_plan_walk	*w = arg;
 
 	if (schema_type_info(f->type) == NULL)
 		return;
-	ALLOC_GROW(fs->v, fs->n + 1, fs->alloc);
-	fs->v[fs->n].path = xstrdup(path);
-	fs->v[fs->n].type = f->type;
-	fs->n++;
+	ALLOC_GROW(w->v, w->n + 1, w->alloc);
+	w->v[w->n].path = xstrdup(path);
+	w->v[w->n].type = f->type;
+	w->n++;
 }
 
 static void
-test_plan_fields_release(struct test_plan_fields *fs)
+test_plan_walk_init(struct test_plan_walk *w)
+{
+	memset(w, 0, sizeof *w);
+	w->text = (struct buf)BUF_INIT;
+	plan_schema_walk(test_plan_collect, w);
+	w->label = test_path(HOSTILE_PLAN);
+	ck_assert_int_eq(buf_read_file(&w->text, w->label), 0);
+	yml_doc_init(&w->doc);
+	ck_assert_int_eq(yml_load(&w->doc, w->label, w->text.buf, w->text.len,
+	    &w->errs), 0);
+}
+
+static void
+test_plan_walk_release(struct test_plan_walk *w)
 {
 	size_t	i;
 
-	for (i = 0; i < fs->n; i++)
-		free(fs->v[i].path);
-	free(fs->v);
+	for (i = 0; i < w->n; i++)
+		free(w->v[i].path);
+	free(w->v);
+	yml_doc_release(&w->doc);
+	prov_errs_release(&w->errs);
+	buf_release(&w->text);
+	free(w->label);
 }
 
 /*
@@ -1410,38 +1432,27 @@ test_plan_err_at(const struct prov_errs *errs, const char *label,
 /* Every string field is in the fixture, and says what it holds. */
 START_TEST(test_plan_schema_every_field)
 {
-	struct test_plan_fields	 fs = { NULL, 0, 0 };
-	struct yml_doc		 doc;
-	struct prov_errs	 errs = PROV_ERRS_INIT;
-	struct buf		 text = BUF_INIT;
-	char			*path = test_path(HOSTILE_PLAN);
-	size_t			 i;
+	struct test_plan_walk	w;
+	size_t			i;
 
-	plan_schema_walk(test_plan_collect, &fs);
-	ck_assert_uint_gt(fs.n, 40);
-	ck_assert_int_eq(buf_read_file(&text, path), 0);
-	yml_doc_init(&doc);
-	ck_assert_int_eq(yml_load(&doc, path, text.buf, text.len, &errs), 0);
-	for (i = 0; i < fs.n; i++) {
-		ck_assert_msg(fs.v[i].type != SCHEMA_STR, "'%s' is a string "
+	test_plan_walk_init(&w);
+	ck_assert_uint_gt(w.n, 40);
+	for (i = 0; i < w.n; i++) {
+		ck_assert_msg(w.v[i].type != SCHEMA_STR, "'%s' is a string "
 		    "of any kind: give it a type that says what it holds",
-		    fs.v[i].path);
-		ck_assert_msg(test_plan_at(doc.root, fs.v[i].path) != NULL,
-		    "'%s' has no value in %s: add one", fs.v[i].path,
+		    w.v[i].path);
+		ck_assert_msg(test_plan_at(w.doc.root, w.v[i].path) != NULL,
+		    "'%s' has no value in %s: add one", w.v[i].path,
 		    HOSTILE_PLAN);
 	}
 	/* Some of the paths, as the walk writes them. */
-	for (i = 0; i < fs.n; i++)
-		if (strcmp(fs.v[i].path,
+	for (i = 0; i < w.n; i++)
+		if (strcmp(w.v[i].path,
 		    "software.orchestrator.kubernetes.pod_cidr") == 0)
-			ck_assert_int_eq(fs.v[i].type, SCHEMA_CIDR);
-	ck_assert_ptr_nonnull(test_plan_at(doc.root, "nodes[].macs[]"));
-	ck_assert_ptr_nonnull(test_plan_at(doc.root, "hardware.*.mig[]"));
-	yml_doc_release(&doc);
-	prov_errs_release(&errs);
-	buf_release(&text);
-	test_plan_fields_release(&fs);
-	free(path);
+			ck_assert_int_eq(w.v[i].type, SCHEMA_CIDR);
+	ck_assert_ptr_nonnull(test_plan_at(w.doc.root, "nodes[].macs[]"));
+	ck_assert_ptr_nonnull(test_plan_at(w.doc.root, "hardware.*.mig[]"));
+	test_plan_walk_release(&w);
 }
 END_TEST
 
@@ -1510,23 +1521,16 @@ test_plan_hostile_write(const char *dir, size_t num, const char *text,
 /* Refused with an error at the value, or a local path (t032 runs those). */
 START_TEST(test_plan_schema_hostile)
 {
-	struct test_plan_fields	 fs = { NULL, 0, 0 };
-	struct yml_doc		 doc;
-	struct prov_errs	 errs = PROV_ERRS_INIT;
-	struct buf		 text = BUF_INIT;
-	char			*label = test_path(HOSTILE_PLAN);
+	struct test_plan_walk	 w;
 	char			*big = test_plan_hostile_big();
 	const char		*dir = getenv("PROV_HOSTILE_DIR");
 	size_t			 i, k, nvals = ARRAY_SIZE(test_plan_hostile) + 1;
-	size_t			 refused = 0, accepted = 0;
+	size_t			 refused = 0;
 
-	plan_schema_walk(test_plan_collect, &fs);
-	ck_assert_int_eq(buf_read_file(&text, label), 0);
-	yml_doc_init(&doc);
-	ck_assert_int_eq(yml_load(&doc, label, text.buf, text.len, &errs), 0);
-	for (i = 0; i < fs.n; i++) {
-		const struct yml_node	*at = test_plan_at(doc.root,
-		    fs.v[i].path);
+	test_plan_walk_init(&w);
+	for (i = 0; i < w.n; i++) {
+		const struct yml_node	*at = test_plan_at(w.doc.root,
+		    w.v[i].path);
 
 		ck_assert_ptr_nonnull(at);
 		for (k = 0; k < nvals; k++) {
@@ -1538,35 +1542,30 @@ START_TEST(test_plan_schema_hostile)
 			sub.val = k < nvals - 1 ? test_plan_hostile[k].s : big;
 			sub.len = k < nvals - 1 ? test_plan_hostile[k].len :
 			    65536;
-			mut = test_plan_splice(text.buf, &sub, 1);
-			test_plan_buf(&t, label, mut);
+			mut = test_plan_splice(w.text.buf, &sub, 1);
+			test_plan_buf(&t, w.label, mut);
 			if (t.r != 0) {
-				ck_assert_msg(test_plan_err_at(&t.errs, label,
+				ck_assert_msg(test_plan_err_at(&t.errs, w.label,
 				    at), "'%s' = hostile value %zu refused, "
-				    "but not at %u:%u:\n%s", fs.v[i].path, k,
+				    "but not at %u:%u:\n%s", w.v[i].path, k,
 				    at->line, at->col, test_plan_errs(&t.errs));
 				refused++;
 			} else {
 				/* Only files of the operator's own machine. */
-				ck_assert_msg(fs.v[i].type == SCHEMA_PATH,
+				ck_assert_msg(w.v[i].type == SCHEMA_PATH,
 				    "'%s' (%s) accepts hostile value %zu",
-				    fs.v[i].path,
-				    schema_type_info(fs.v[i].type)->name, k);
-				accepted++;
+				    w.v[i].path,
+				    schema_type_info(w.v[i].type)->name, k);
 			}
 			if (dir != NULL)
 				test_plan_hostile_write(dir, i * nvals + k,
-				    text.buf, &doc, &sub, fs.v[i].path);
+				    w.text.buf, &w.doc, &sub, w.v[i].path);
 			test_plan_release(&t);
 			free(mut);
 		}
 	}
 	ck_assert_uint_gt(refused, 0);
-	yml_doc_release(&doc);
-	prov_errs_release(&errs);
-	buf_release(&text);
-	test_plan_fields_release(&fs);
-	free(label);
+	test_plan_walk_release(&w);
 	free(big);
 }
 END_TEST
