@@ -713,7 +713,7 @@ bad domain "\"x;touch $PWNED\"" \
 bad node '"n1;touch '"$PWNED"'"' \
     "14:13: 'n1;touch $PWNED' is not a valid host name (RFC 1123: letters, digits and '-', labels of at most 63 characters, not starting or ending with '-')"
 bad extras "\"\$(touch $PWNED)\"" \
-    "21:22: bad extra '\$(touch $PWNED)' (use letters, digits, '.', '_', '+' and '-' only, not starting with '-' or '.')"
+    "21:22: 'extras' is not a package name: '\$(touch $PWNED)' (use letters, digits, '.', '_', '+' and '-' only, not starting with '-' or '.')"
 if [ ! -e "$PWNED" ]; then
 	ok "$PWNED never appears"
 else
