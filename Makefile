@@ -90,7 +90,8 @@ unit: $(TEST_BINS) $(BIN)
 cli: $(BIN)
 	@PROVISION=$(CURDIR)/$(BIN) sh tests/cli/run.sh
 
-e2e: $(BIN)
+# t032 writes its hostile plans with the unit test test_plan.
+e2e: $(BIN) $(BUILD)/tests/test_plan
 	@PROVISION=$(CURDIR)/$(BIN) SAN=$(SAN) sh tests/e2e/run.sh
 
 demo: deps-ensure

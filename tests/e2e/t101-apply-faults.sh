@@ -711,7 +711,7 @@ bad() {
 bad domain "\"x;touch $PWNED\"" \
     "2:32: 'domain' is not a valid host name: 'x;touch $PWNED' (RFC 1123: letters, digits and '-', labels of at most 63 characters, not starting or ending with '-')"
 bad node '"n1;touch '"$PWNED"'"' \
-    "14:13: 'n1;touch $PWNED' is not a valid host name (RFC 1123: letters, digits and '-', labels of at most 63 characters, not starting or ending with '-')"
+    "14:13: 'name' is not a hostlist of node names: 'n1;touch $PWNED' (write it like 'gpu[01-08],head-01')"
 bad extras "\"\$(touch $PWNED)\"" \
     "21:22: 'extras' is not a package name: '\$(touch $PWNED)' (use letters, digits, '.', '_', '+' and '-' only, not starting with '-' or '.')"
 if [ ! -e "$PWNED" ]; then
