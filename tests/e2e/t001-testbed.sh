@@ -99,8 +99,12 @@ host_pidns=$(readlink /proc/self/ns/pid)
 host_init=$(cat /proc/1/comm)
 
 t0=$(date +%s.%N)
-check "up brings up $N1 and $N2" "$testbed" up --nodes "$NODES"
+# Under a lock, as a test harness calls it: the nodes must not inherit the
+# lock's descriptor, or the lock stays held for as long as they run.
+check "up brings up $N1 and $N2" flock "$TESTBED_DIR/caller.lock" "$testbed" up --nodes "$NODES"
 t1=$(date +%s.%N)
+check "the running nodes hold nothing their caller had open (its lock)" \
+	flock -n "$TESTBED_DIR/caller.lock" true
 echo "# up took $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s"
 
 known_hosts_ok() {
