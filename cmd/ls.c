@@ -19,7 +19,7 @@ struct ls_opts {
 
 static const struct opt_spec ls_opts_spec[] = {
 	{ "json", 0, OPT_BOOL, offsetof(struct ls_opts, json), NULL,
-	  "print JSON: {\"nodes\": [ ... ]}" },
+	  "print JSON: {\"cluster\", \"networks\", \"nodes\": [ ... ]}" },
 	{ "nodes", 'n', OPT_STR, offsetof(struct ls_opts, nodes), "NODESET",
 	  "only these nodes (hostlist, e.g. gpu[01-04])" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
@@ -83,6 +83,28 @@ cmd_ls_json(struct buf *b, struct plan_node *nd, int first)
 	buf_adds(b, "}");
 }
 
+/* The networks, so that a testbed can give each node one NIC per network. */
+static void
+cmd_ls_json_nets(struct buf *b, const struct plan *p)
+{
+	size_t	i;
+
+	buf_adds(b, ", \"networks\": {");
+	for (i = 0; i < p->nnets; i++) {
+		buf_adds(b, i ? ", " : "");
+		buf_add_json(b, p->nets[i].name);
+		buf_adds(b, ": {\"cidr\": ");
+		buf_add_json(b, p->nets[i].cidr);
+		buf_adds(b, ", \"role\": ");
+		if (p->nets[i].role != NULL)
+			buf_add_json(b, p->nets[i].role);
+		else
+			buf_adds(b, "null");
+		buf_adds(b, "}");
+	}
+	buf_adds(b, "}");
+}
+
 static int
 cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -111,6 +133,7 @@ cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->json) {
 		buf_adds(&b, "{\"cluster\": ");
 		buf_add_json(&b, p->cluster);
+		cmd_ls_json_nets(&b, p);
 		buf_adds(&b, ", \"nodes\": [");
 		for (i = 0; i < n; i++) {
 			cmd_ls_json(&b, sel[i], i == 0);
