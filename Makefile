@@ -5,6 +5,7 @@
 #   make test        unit tests, then CLI golden tests and end-to-end tests
 #   make test SAN=1  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo        the main job end to end on the local testbed
+#   make test-vm     the VM suite: three QEMU VMs with systemd (tests/vm, not in `make test`)
 #   make bench       benchmarks (bench/), by hand
 #   make style       banned functions and header self-containment
 
@@ -43,9 +44,10 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
 	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
-	libfuzzer-14-dev skopeo
+	libfuzzer-14-dev skopeo \
+	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs
 
-.PHONY: all deps deps-ensure test unit e2e cli demo bench style check-headers clean fuzz
+.PHONY: all deps deps-ensure test test-vm unit e2e cli demo bench style check-headers clean fuzz
 all: provision
 
 provision: $(BIN)
@@ -93,6 +95,13 @@ cli: $(BIN)
 # t032 writes its hostile plans with the unit test test_plan.
 e2e: $(BIN) $(BUILD)/tests/test_plan
 	@PROVISION=$(CURDIR)/$(BIN) SAN=$(SAN) sh tests/e2e/run.sh
+
+# Real machines (docs/testbed-vm.md): the image (built when missing or
+# stale, then cached), three VMs, apply, reboots, verify.  About 30 minutes
+# on 2 cores under TCG; not part of `make test`.
+test-vm: deps-ensure
+	$(MAKE) provision
+	@PROVISION=$(CURDIR)/provision sh tests/vm/run.sh
 
 demo: deps-ensure
 	$(MAKE) provision

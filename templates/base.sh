@@ -53,27 +53,6 @@ vm.max_map_count = 1048576
 EOF
 }
 
-# PID 1 is systemd: only then may this step change the running kernel.
-base_kernel_is_ours() {
-	[ "$PROV_SYSTEMD" = 1 ] && [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]
-}
-
-# The running kernel has every value of the sysctl file.
-base_sysctl_applied() {
-	_bsa_lines=$(base_sysctl | sed -e '/^#/d' -e '/^$/d')
-	while IFS='=' read -r _bsa_k _bsa_v; do
-		_bsa_k=$(echo "$_bsa_k" | tr -d ' ')
-		_bsa_v=$(echo "$_bsa_v" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')
-		_bsa_have=$(sysctl -n "$_bsa_k" 2>/dev/null | tr -s ' \t' '  ') || return 1
-		if [ "$_bsa_have" != "$_bsa_v" ]; then
-			prov_log "sysctl $_bsa_k is '$_bsa_have', want '$_bsa_v'"
-			return 1
-		fi
-	done <<EOF
-$_bsa_lines
-EOF
-}
-
 # step_packages: the packages this step installs on this node.  Every
 # pkg_install of the step takes its names from here; lib/bundle.c bundles
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
@@ -126,6 +105,63 @@ base_chrony_conf() {
 	echo "logdir /var/log/chrony"
 }
 
+# base_hosts_strip FILE: FILE without the names of the plan's nodes
+# (HOSTS_BLOCK) outside the provision block.  Debian's installer, cloud
+# images and Vagrant leave "127.0.1.1 NAME" above the block, and getent
+# answers with the first line that has the name: the block must be the
+# only place that names a node.  A line left without names goes; a line
+# that loses no name is kept byte for byte.
+base_hosts_strip() {
+	PROV_HOSTS=$HOSTS_BLOCK awk -v b="$PROV_BLOCK_BEGIN" -v e="$PROV_BLOCK_END" '
+		BEGIN {
+			n = split(ENVIRON["PROV_HOSTS"], l, "\n")
+			for (i = 1; i <= n; i++) {
+				k = split(l[i], f, /[ \t]+/)
+				if (f[1] ~ /^#/)
+					continue
+				for (j = 2; j <= k; j++)
+					if (f[j] != "")
+						node[f[j]] = 1
+			}
+		}
+		$0 == b { inb = 1 }
+		inb { print; if ($0 == e) inb = 0; next }
+		$1 ~ /^#/ || NF < 2 { print; next }
+		{
+			line = $1; names = 0; dropped = 0
+			for (i = 2; i <= NF; i++) {
+				if ($i ~ /^#/) {
+					for (; i <= NF; i++)
+						line = line " " $i
+					break
+				}
+				if ($i in node) { dropped++; continue }
+				line = line "\t" $i
+				names++
+			}
+			if (!dropped)
+				print
+			else if (names > 0)
+				print line
+		}' "$1"
+}
+
+# /etc/hosts names no node outside the provision block.
+base_hosts_clean() {
+	_bhc_want=$(base_hosts_strip /etc/hosts; printf x)
+	_bhc_have=$(cat /etc/hosts; printf x)
+	[ "$_bhc_want" = "$_bhc_have" ] ||
+		prov_why "/etc/hosts names a node outside the provision block (e.g. 127.0.1.1 $NODE_NAME)"
+}
+
+base_hosts_put() {
+	if [ -f /etc/hosts ] && ! base_hosts_clean 2>/dev/null; then
+		_bhp_new=$(base_hosts_strip /etc/hosts; printf x)
+		file_put /etc/hosts "$(stat -c %a /etc/hosts)" "$(stat -c %U:%G /etc/hosts)" "${_bhp_new%x}"
+	fi
+	block_put /etc/hosts "$HOSTS_BLOCK"
+}
+
 # With systemd the distribution's unit runs chronyd; without, -x: never
 # set the clock of a kernel this node shares.
 base_chrony_svc() {
@@ -139,15 +175,15 @@ step_check() {
 	file_same /etc/hostname 0644 root:root "$NODE_NAME" || return 1
 	if [ -n "$HOSTS_BLOCK" ]; then
 		block_same /etc/hosts "$HOSTS_BLOCK" || return 1
+		base_hosts_clean || return 1
 	fi
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages) || return 1
 	file_same "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)" || return 1
 	base_chrony_svc svc_running || return 1
 	file_same "$BASE_LIMITS" 0644 root:root "$(base_limits)" || return 1
-	file_same "$BASE_SYSCTL" 0644 root:root "$(base_sysctl)" || return 1
-	if base_kernel_is_ours; then
-		base_sysctl_applied || return 1
+	sysctl_ok "$BASE_SYSCTL" "$(base_sysctl)" || return 1
+	if prov_kernel_ours; then
 		file_same "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)" || return 1
 	fi
 	return 0
@@ -167,7 +203,7 @@ step_apply() {
 		prov_changed
 	fi
 	if [ -n "$HOSTS_BLOCK" ]; then
-		block_put /etc/hosts "$HOSTS_BLOCK"
+		base_hosts_put
 	fi
 
 	# shellcheck disable=SC2046
@@ -179,17 +215,11 @@ step_apply() {
 	base_chrony_svc svc_start
 
 	file_put "$BASE_LIMITS" 0644 root:root "$(base_limits)"
-	file_put "$BASE_SYSCTL" 0644 root:root "$(base_sysctl)"
-	if base_kernel_is_ours; then
-		if ! base_sysctl_applied 2>/dev/null; then
-			sysctl -q --system >&2
-			prov_changed
-		fi
+	sysctl_put "$BASE_SYSCTL" "$(base_sysctl)"
+	if prov_kernel_ours; then
 		file_put "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)"
 		if [ "$PROV_FILE_CHANGED" = 1 ]; then
 			systemctl daemon-reexec
 		fi
-	else
-		prov_log "PID 1 is not systemd: $BASE_SYSCTL written, not applied (the kernel is not this node's alone)"
 	fi
 }

@@ -25,6 +25,31 @@ CR_CONTAINERD_CONF=/etc/containerd/config.toml
 CR_DOCKER_CONF=/etc/docker/daemon.json
 CR_CERTS_D=/etc/containerd/certs.d
 CR_MARK='# Managed by provision (step container-runtime).'
+CR_MODULES=/etc/modules-load.d/90-provision-containers.conf
+CR_SYSCTL=/etc/sysctl.d/90-provision-containers.conf
+
+# Container networks: overlayfs for image layers, and bridged traffic
+# through iptables (CNI bridges, docker's port maps, kube-proxy), at every
+# boot; modules-load.d and sysctl.d do it before the engine starts.
+cr_sysctl() {
+	cat <<'EOF'
+# Managed by provision (step container-runtime): bridged container
+# traffic goes through iptables.
+net.bridge.bridge-nf-call-iptables = 1
+net.bridge.bridge-nf-call-ip6tables = 1
+EOF
+}
+
+cr_kernel_ok() {
+	kmods_ok "$CR_MODULES" overlay br_netfilter || return 1
+	sysctl_ok "$CR_SYSCTL" "$(cr_sysctl)"
+}
+
+# br_netfilter first: its sysctls exist only once it is loaded.
+cr_kernel_put() {
+	kmods_put "$CR_MODULES" overlay br_netfilter || return 1
+	sysctl_put "$CR_SYSCTL" "$(cr_sysctl)"
+}
 
 cr_applies() {
 	case $RUNTIME in
@@ -377,6 +402,9 @@ step_check() {
 	cr_applies
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages engine) || return 1
+	if [ "$RUNTIME" != apptainer ]; then
+		cr_kernel_ok || return 1
+	fi
 	case $RUNTIME in
 	containerd) cr_containerd_conf_ok || return 1 ;;
 	docker) cr_docker_conf_ok || return 1 ;;
@@ -398,6 +426,9 @@ step_apply() {
 	fi
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages engine)
+	if [ "$RUNTIME" != apptainer ]; then
+		cr_kernel_put || prov_fail "cannot set up the kernel for containers (overlay, br_netfilter)"
+	fi
 	case $RUNTIME in
 	containerd) cr_containerd_conf_put ;;
 	docker) cr_docker_conf_put ;;

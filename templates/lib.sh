@@ -836,6 +836,87 @@ cuda_repo() {
 	esac
 }
 
+# ------------------------------------------------------------------ kernel
+
+# prov_kernel_ours: PID 1 is systemd, so the running kernel is this node's
+# alone (not the host kernel a testbed node or a container shares): only
+# then may a step load modules or set sysctls.
+prov_kernel_ours() {
+	[ "$PROV_SYSTEMD" = 1 ] && [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]
+}
+
+# sysctl_applied CONTENT: the running kernel has every "key = value" of
+# CONTENT (a sysctl.d file).
+sysctl_applied() {
+	_sa_lines=$(printf '%s\n' "$1" | sed -e '/^[#;]/d' -e '/^[[:space:]]*$/d')
+	while IFS='=' read -r _sa_k _sa_v; do
+		_sa_k=$(echo "$_sa_k" | tr -d ' ')
+		_sa_v=$(echo "$_sa_v" | tr -s ' \t' '  ' | sed 's/^ //; s/ $//')
+		_sa_have=$(sysctl -n "$_sa_k" 2>/dev/null | tr -s ' \t' '  ') ||
+			prov_why "sysctl $_sa_k is unknown to this kernel" || return 1
+		[ "$_sa_have" = "$_sa_v" ] ||
+			prov_why "sysctl $_sa_k is '$_sa_have', want '$_sa_v'" || return 1
+	done <<EOF
+$_sa_lines
+EOF
+}
+
+# kmods_ok FILE MODULE... / kmods_put FILE MODULE...: the modules are
+# listed in FILE (under /etc/modules-load.d: loaded at every boot) and,
+# where the kernel is this node's, loaded now (/sys/module/NAME exists
+# for a loaded or built-in module).
+kmods_conf() {
+	shift
+	printf '# Managed by provision (step %s).\n' "$PROV_STEP"
+	printf '%s\n' "$@"
+}
+
+kmods_ok() {
+	file_same "$1" 0644 root:root "$(kmods_conf "$@")" || return 1
+	shift
+	prov_kernel_ours || return 0
+	for _ko in "$@"; do
+		[ -d "/sys/module/$_ko" ] || prov_why "kernel module $_ko is not loaded" || return 1
+	done
+	return 0
+}
+
+kmods_put() {
+	file_put "$1" 0644 root:root "$(kmods_conf "$@")" || return 1
+	shift
+	if ! prov_kernel_ours; then
+		prov_log "PID 1 is not systemd: modules listed, not loaded (the kernel is not this node's alone)"
+		return 0
+	fi
+	for _kp in "$@"; do
+		[ ! -d "/sys/module/$_kp" ] || continue
+		modprobe "$_kp" >&2 || { prov_log "cannot load kernel module $_kp"; return 1; }
+		prov_log "loaded kernel module $_kp"
+		prov_changed
+	done
+	return 0
+}
+
+# sysctl_ok FILE CONTENT / sysctl_put FILE CONTENT: FILE (under
+# /etc/sysctl.d: applied at every boot) is CONTENT and, where the kernel
+# is this node's, the running kernel has its values.
+sysctl_ok() {
+	file_same "$1" 0644 root:root "$2" || return 1
+	! prov_kernel_ours || sysctl_applied "$2"
+}
+
+sysctl_put() {
+	file_put "$1" 0644 root:root "$2" || return 1
+	if ! prov_kernel_ours; then
+		prov_log "PID 1 is not systemd: $1 written, not applied (the kernel is not this node's alone)"
+		return 0
+	fi
+	if ! sysctl_applied "$2" 2>/dev/null; then
+		sysctl -q -p "$1" >&2 || { prov_log "sysctl refuses $1"; return 1; }
+		prov_changed
+	fi
+}
+
 # ------------------------------------------------------------------ services
 #
 # svc_start [-u USER] [-f FILE]... [-o] NAME -- COMMAND...

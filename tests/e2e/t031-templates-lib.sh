@@ -298,6 +298,26 @@ x y
 }
 check "block_put replaces the managed block in place and is idempotent" block_cases
 
+# base.sh: no line outside the provision block may name a node (Debian's
+# installer, cloud images and Vagrant leave "127.0.1.1 NAME" above it, and
+# getent answers with the first line that has the name).
+hosts_cases() {
+	lsh '
+		. "$W/base.sh"
+		HOSTS_BLOCK="10.0.0.1 a.c.internal a
+10.0.0.2 b.c.internal b"
+		f=$W/hosts2
+		printf "127.0.0.1\tlocalhost\n127.0.1.1\ta.c.internal a\n127.0.0.1 localhost b   # b too\n::1 ip6-localhost\n10.9.9.9 other  a\n# a comment names a\n# BEGIN provision\n10.0.0.1 a.c.internal a\n# END provision\n" >"$f"
+		want=$(printf "127.0.0.1\tlocalhost\n127.0.0.1\tlocalhost # b too\n::1 ip6-localhost\n10.9.9.9\tother\n# a comment names a\n# BEGIN provision\n10.0.0.1 a.c.internal a\n# END provision\nx")
+		have=$(base_hosts_strip "$f"; printf x)
+		[ "$have" = "$want" ] || { echo "got:"; base_hosts_strip "$f" | cat -A; exit 1; }
+		printf "127.0.0.1 localhost\n" >"$f"
+		[ "$(base_hosts_strip "$f")" = "127.0.0.1 localhost" ] || { echo "a clean file changed"; exit 1; }
+		echo fine'
+}
+cp "$top/templates/base.sh" "$work/base.sh"
+check "base: no line outside the block names a node (127.0.1.1 NAME goes)" hosts_cases
+
 # ------------------------------------------------------------------ GPUs
 
 fake_dev() {

@@ -108,6 +108,7 @@ static const char *const examples[] = {
 	"examples/pcie-lab.yaml",
 	"examples/sizing/selene.yaml",
 	"examples/testbed.yaml",
+	"examples/testbed-vm.yaml",
 };
 
 START_TEST(test_plan_examples)

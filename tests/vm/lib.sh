@@ -1,0 +1,47 @@
+# lib.sh: helpers of the VM suite (sourced by tests/vm/t*.sh after
+# tests/e2e/lib.sh).  The tests run inside the VM testbed's network
+# namespace (run.sh starts them with `scripts/testbed-vm exec`), on the
+# three VMs of examples/testbed-vm.yaml, one after the other.
+
+VD=${TESTBED_VM_DIR:-/var/tmp/provision-vm}
+KEY=$VD/id_ed25519
+KH=$VD/known_hosts
+PLAN=examples/testbed-vm.yaml
+# The suite's state: one cluster, one state file, across the tests.
+STATE=$VD/suite-state
+HEAD=192.168.56.10
+W1=192.168.56.11
+W2=192.168.56.12
+
+in_testbed() {
+	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+	ip -br addr 2>/dev/null | grep -q ' 192\.168\.56\.1/24' ||
+		skip_all "not inside the VM testbed's namespace (run tests/vm/run.sh)"
+	mkdir -p "$STATE"
+}
+
+# plan_variant NAME: the example plan with a change, in $VD:
+#   maxtime  the debug partition limited to 30 minutes (a changed slurm.conf)
+plan_variant() {
+	_pv=$VD/plan-$1.yaml
+	case $1 in
+	maxtime)
+		sed 's/default: true }/default: true, max_time: "30" }/' "$PLAN" ;;
+	esac >"$_pv"
+	echo "$_pv"
+}
+
+# apply_to OUT PLAN ARG...: apply with the suite's state, output to OUT;
+# the exit status.
+apply_to() {
+	_out=$1
+	shift
+	"$PROVISION" apply --plain --state-dir "$STATE" "$@" >"$_out" 2>&1
+}
+
+# failed_checks JSON: the failing verify rows, as comments.
+failed_checks() {
+	python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["checks"]:
+    if r["verdict"] == "fail": print("#", r["node"], r["check"], r.get("reason", ""))' "$1" 2>/dev/null
+}
