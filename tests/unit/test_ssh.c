@@ -1,16 +1,11 @@
 #include "test.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "buf.h"
 #include "err.h"
+#include "sshd.h"
 #include "ssh.h"
 #include "strvec.h"
 
@@ -24,24 +19,6 @@ static char	 test_dir[64];
 static pid_t	 test_sshd_pid = -1;
 static long	 test_port;
 static int	 test_live;		/* sshd is up */
-
-static void
-test_sh(const char *fmt, ...) PROV_PRINTF(1, 2);
-
-static void
-test_sh(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*cmd;
-	int	 r;
-
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	r = system(cmd);
-	ck_assert_msg(r == 0, "'%s' failed", cmd);
-	free(cmd);
-}
 
 /* The same, from a thread that must not assert: 1 when it exited 0. */
 static int
@@ -70,43 +47,11 @@ test_file(const char *name)
 	return xasprintf("%s/%s", test_dir, name);
 }
 
-static long
-test_free_port(void)
-{
-	struct sockaddr_in	sa;
-	socklen_t		len = sizeof sa;
-	int			fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	getsockname(fd, (struct sockaddr *)&sa, &len);
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static int
-test_listening(const char *addr, long port)
-{
-	struct sockaddr_in	sa;
-	int			fd = socket(AF_INET, SOCK_STREAM, 0), r;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	inet_pton(AF_INET, addr, &sa.sin_addr);
-	r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-	close(fd);
-	return r == 0;
-}
-
 /* Keys, always; sshd when root and it is installed. */
 static void
 test_setup(void)
 {
-	struct buf	 conf = BUF_INIT;
-	char		*path;
-	int		 i;
+	char	*extra;
 
 	snprintf(test_dir, sizeof test_dir, "/tmp/test_ssh.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(test_dir));
@@ -121,39 +66,11 @@ test_setup(void)
 	    "ssh-keygen -q -t ed25519 -N '' -f hostkey && "
 	    "cp ed25519.pub authorized_keys && chmod 644 authorized_keys && "
 	    "mkdir home", test_dir);
-	if (geteuid() != 0 || access("/usr/sbin/sshd", X_OK) != 0)
-		return;
-	mkdir("/run/sshd", 0755);
-	test_port = test_free_port();
-	for (i = 1; i <= 4; i++)
-		buf_addf(&conf, "ListenAddress 127.0.117.%d:%ld\n", i, test_port);
-	buf_addf(&conf, "HostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
-	    "StrictModes no\nUsePAM no\nPidFile %s/sshd.pid\n"
-	    "PermitRootLogin prohibit-password\nMaxStartups 100\n"
-	    "SetEnv HOME=%s/home\nSubsystem sftp internal-sftp\n", test_dir,
-	    test_dir, test_dir, test_dir);
-	path = test_file("sshd_config");
-	ck_assert_int_eq(buf_write_file_atomic(path, conf.buf, conf.len, 0644),
-	    0);
-	test_sshd_pid = fork();
-	ck_assert_int_ge(test_sshd_pid, 0);
-	if (test_sshd_pid == 0) {
-		char	*log = test_file("sshd.log");
-		int	 fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 2);
-		execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", path,
-		    (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 100 && !test_listening("127.0.117.4", test_port); i++)
-		usleep(50000);
-	test_live = test_listening("127.0.117.4", test_port);
-	test_sh("cd %s && for i in 1 2 3 4; do echo \"[127.0.117.$i]:%ld "
-	    "$(cut -d' ' -f1,2 hostkey.pub)\"; done >known_hosts", test_dir,
-	    test_port);
-	free(path);
-	buf_release(&conf);
+	extra = xasprintf("SetEnv HOME=%s/home\nSubsystem sftp internal-sftp\n",
+	    test_dir);
+	test_sshd_pid = test_sshd_start(test_dir, "127.0.117.", 4, &test_port,
+	    extra, &test_live);
+	free(extra);
 }
 
 static void
