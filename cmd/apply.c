@@ -38,6 +38,8 @@ struct apply_cmd_opts {
 	const char	*step;
 	int		 break_lock;
 	const char	*bundle;
+	int		 no_reboot;
+	long		 reboot_parallel;
 };
 
 static const struct opt_spec apply_opts_spec[] = {
@@ -64,6 +66,12 @@ static const struct opt_spec apply_opts_spec[] = {
 	  "run only this step" },
 	{ "break-lock", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, break_lock),
 	  NULL, "take over node locks left by an apply that died elsewhere" },
+	{ "no-reboot", 0, OPT_BOOL, offsetof(struct apply_cmd_opts, no_reboot),
+	  NULL, "never reboot: a node that needs it stops there, and is "
+	  "listed" },
+	{ "reboot-parallel", 0, OPT_LONG, offsetof(struct apply_cmd_opts,
+	  reboot_parallel), "K", "reboot at most K nodes at once (default: "
+	  "the plan's apply.reboot_parallel, 8); heads one at a time, last" },
 	{ "bundle", 0, OPT_STR, offsetof(struct apply_cmd_opts, bundle), "FILE",
 	  "install from this offline bundle alone, never from the network "
 	  "(docs/bundle.md)" },
@@ -352,6 +360,38 @@ out:
 	return r;
 }
 
+/* The nodes that stopped before a reboot (--no-reboot), with the reason. */
+static void
+cmd_apply_held(struct cmd_ctx *ctx, const char *state_path, size_t nheld)
+{
+	struct state	*st = NULL;
+	struct prov_err	 err = PROV_ERR_INIT;
+	size_t		 i, j, n = 0;
+
+	if (state_open(&st, state_path, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		prov_err_release(&err);
+		return;
+	}
+	for (i = 0; i < st->n; i++)
+		for (j = 0; j < st->nodes[i].n; j++) {
+			const struct state_step	*s = &st->nodes[i].steps[j];
+
+			if (strcmp(s->name, "reboot") != 0 ||
+			    s->res != STATE_PENDING)
+				continue;
+			if (n++ == 0)
+				fprintf(ctx->out, "%zu node%s stopped: a reboot "
+				    "is due; apply --resume reboots %s and "
+				    "goes on (or reboot by hand first)\n",
+				    nheld, nheld == 1 ? "" : "s", nheld == 1 ?
+				    "it" : "them");
+			fprintf(ctx->out, "  %-12s %s\n", st->nodes[i].name,
+			    s->msg != NULL ? s->msg : "");
+		}
+	state_free(st);
+}
+
 static int
 cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -381,6 +421,11 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	ao.resume = o->resume;
 	ao.only_step = o->step;
 	ao.break_lock = o->break_lock;
+	ao.no_reboot = o->no_reboot;
+	if (o->reboot_parallel < 0 || o->reboot_parallel > 4096)
+		return cmd_usage_error(ctx, &cmd_apply_entry, "--reboot-parallel "
+		    "must be 1 to 4096");
+	ao.reboot_parallel = o->reboot_parallel;
 	ao.interrupted = &apply_interrupted;
 	if (o->dry_run != NULL) {
 		if (o->bundle != NULL) {
@@ -450,9 +495,15 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	    sum.ok, sum.changed, sum.skipped, sum.failed,
 	    sum.interrupted ? " (interrupted: run again with --resume)" :
 	    sum.stopped_max_fail ? " (stopped: --max-fail reached)" : "");
+	if (sum.reboots > 0)
+		fprintf(ctx->out, "%zu node%s rebooted\n", sum.reboots,
+		    sum.reboots == 1 ? "" : "s");
+	if (sum.nodes_reboot > 0)
+		cmd_apply_held(ctx, state_path, sum.nodes_reboot);
 	fprintf(ctx->out, "state: %s\n", state_path);
-	r = sum.nodes_failed > 0 || lost > 0 || sum.interrupted ||
-	    sum.stopped_max_fail ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+	r = sum.nodes_failed > 0 || sum.nodes_reboot > 0 || lost > 0 ||
+	    sum.interrupted || sum.stopped_max_fail ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
 restore:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

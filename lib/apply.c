@@ -24,6 +24,7 @@
 #include "hostlist.h"
 #include "plan.h"
 #include "proc.h"
+#include "reboot.h"
 #include "render.h"
 #include "ssh.h"
 #include "state.h"
@@ -192,6 +193,14 @@ struct apply_node {
 	size_t			 nsteps, stepno;
 	FILE			*log;
 	int			 log_midline;	/* step output ended without \n */
+	/* a step said the node must reboot (reboot.h) */
+	int			 reboot_due;
+	char			*reboot_why;
+	const struct apply_step	*reboot_step;	/* the step that said so */
+	size_t			 reboot_from;	/* its place in the queue */
+	const struct apply_step	*rebooted_for;	/* must not ask again */
+	int			 held;		/* --no-reboot stopped it */
+	int			 requeued;	/* back: the rest of its wave */
 };
 
 struct apply_ctx {
@@ -202,6 +211,10 @@ struct apply_ctx {
 	struct apply_node		*nodes;
 	size_t				 n;
 	struct ssh_pool			*pool;
+	struct ssh_config		 cfg;
+	struct ssh_host			*hosts;
+	size_t				 nhosts;
+	struct buf			 reboot_script;	/* templates/reboot.sh */
 	struct render_hostinfo		*info;	/* per plan node */
 	struct render_in		 rin;
 	enum apply_job_kind		 wave;	/* AJ_RUN or AJ_FETCH */
@@ -574,12 +587,13 @@ apply_chunk(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 		if (an->nsec > 0)
 			return 0;
 	}
-	while (!an->dead && !c->stop && an->cursor < an->nqueue)
+	while (!an->dead && !c->stop && !an->reboot_due &&
+	    an->cursor < an->nqueue)
 		if (apply_add_step(c, an, b) == 0)
 			return 0;
 	an->ph = PH_END;
 	if (an->locked && (c->unlock_only || an->dead || c->stop ||
-	    apply_is_final(an)))
+	    an->reboot_due || apply_is_final(an)))
 		apply_add_unlock(c, an, b);
 	buf_adds(b, "exit 0\n");
 	return 1;
@@ -888,12 +902,49 @@ out:
 	facts_free(f);
 }
 
+/* The reason on the last "reboot: REASON" line of a step's stdout. */
+static char *
+apply_reboot_line(const struct buf *out)
+{
+	const char	*p = out->buf, *end = out->buf + out->len, *nl;
+	const char	*found = NULL;
+	size_t		 flen = 0;
+
+	while (p != NULL && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		if ((size_t)(nl - p) > 8 && memcmp(p, "reboot: ", 8) == 0) {
+			found = p + 8;
+			flen = (size_t)(nl - p) - 8;
+		}
+		p = nl + 1;
+	}
+	return found != NULL ? xstrndup(found, flen) : NULL;
+}
+
+/* The node stops after this step; it reboots once the wave is over. */
+static void
+apply_reboot_due(struct apply_ctx *c, struct apply_node *an,
+    const struct apply_step *step, const char *why)
+{
+	an->reboot_due = 1;
+	free(an->reboot_why);
+	an->reboot_why = xstrdup(why);
+	an->reboot_step = step;
+	an->reboot_from = an->cursor > 0 ? an->cursor - 1 : 0;
+	state_set(c->st, an->pn->name, "reboot", STATE_PENDING, why, 0);
+	apply_save(c, 1);
+	apply_note(c, an->pn->name, "needs a reboot (step %s): %s", step->name,
+	    why);
+}
+
 static void
 apply_step_done(struct apply_ctx *c, struct apply_node *an,
     struct apply_sec *s, double el)
 {
 	enum state_res	 res = apply_result_of(s->rc);
-	char		*msg = NULL, *l;
+	char		*msg = NULL, *l, *why = NULL;
 
 	if (res == STATE_SKIPPED) {
 		l = apply_last_line(&s->out);
@@ -907,8 +958,18 @@ apply_step_done(struct apply_ctx *c, struct apply_node *an,
 		msg = xasprintf("exit %d%s%s", s->rc, l != NULL ? ": " : "",
 		    l != NULL ? l : "");
 		free(l);
+	} else if ((why = apply_reboot_line(&s->out)) != NULL &&
+	    an->rebooted_for == s->step) {
+		/* rebooted for it, and it still asks: never loop */
+		res = STATE_FAILED;
+		msg = xasprintf("still needs a reboot after one: %s", why);
+		free(why);
+		why = NULL;
 	}
 	apply_step_result(c, an, s->step, res, msg, el);
+	if (why != NULL && !an->dead)
+		apply_reboot_due(c, an, s->step, why);
+	free(why);
 	free(msg);
 }
 
@@ -1153,6 +1214,20 @@ apply_wave(struct apply_ctx *c, enum apply_job_kind wave, struct prov_err *err)
 	return 0;
 }
 
+/*
+ * A reboot a step asked for and that did not happen (--no-reboot, or the
+ * node did not come back): --resume runs all of the node's steps again,
+ * so that the step that asked says whether it still must.
+ */
+static int
+apply_reboot_owed(const struct apply_ctx *c, const struct apply_node *an)
+{
+	enum state_res	r = state_get(c->st, an->pn->name, "reboot");
+
+	return r == STATE_FAILED || (r == STATE_PENDING &&
+	    state_has(c->st, an->pn->name, "reboot"));
+}
+
 /* Does this run run `st` on this node (plan, --step, --resume)? */
 static int
 apply_runs_on(const struct apply_ctx *c, const struct apply_node *an,
@@ -1162,7 +1237,7 @@ apply_runs_on(const struct apply_ctx *c, const struct apply_node *an,
 	    (c->o->only_step == NULL ||
 	    strcmp(c->o->only_step, st->name) == 0) &&
 	    !(c->o->resume && state_res_done(state_get(c->st, an->pn->name,
-	    st->name)));
+	    st->name)) && !apply_reboot_owed(c, an));
 }
 
 /* Queue, for every live selected node, the steps from..to (head-first rules). */
@@ -1241,6 +1316,174 @@ apply_plan_nodes(struct apply_ctx *c)
 	}
 }
 
+/* The reboot's row: an event like a step's, and the state. */
+static void
+apply_reboot_event(void *arg, enum reboot_event_kind kind,
+    const struct reboot_node *rn)
+{
+	struct apply_ctx	*c = arg;
+	struct apply_event	 ev;
+	size_t			 i;
+
+	if (kind == REBOOT_EV_START) {
+		apply_note(c, rn->name, "rebooting");
+		return;
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.kind = APPLY_EV_DONE;
+	ev.node = rn->name;
+	ev.step = "reboot";
+	ev.res = rn->res == REBOOT_FAILED ? STATE_FAILED : STATE_CHANGED;
+	ev.msg = rn->msg;
+	ev.elapsed = rn->elapsed;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->nodes[i].pn->name, rn->name) == 0) {
+			ev.index = i;
+			ev.stepno = c->nodes[i].stepno;
+			ev.nsteps = c->nodes[i].nsteps;
+		}
+	apply_emit(c, &ev);
+}
+
+/* Sessions made before a reboot are dead: a new pool. */
+static int
+apply_pool_renew(struct apply_ctx *c, struct prov_err *err)
+{
+	ssh_pool_close(c->pool);
+	ssh_pool_free(c->pool);
+	c->pool = NULL;
+	return ssh_pool_new(&c->pool, &c->cfg, c->hosts, c->nhosts, err);
+}
+
+/* A rebooted node runs the rest of its queue, from the step that asked. */
+static void
+apply_requeue(struct apply_node *an)
+{
+	size_t	from = an->reboot_from < an->nqueue ? an->reboot_from :
+	    an->nqueue;
+
+	memmove(an->queue, an->queue + from, (an->nqueue - from) *
+	    sizeof an->queue[0]);
+	an->nqueue -= from;
+	an->cursor = 0;
+	if (an->stepno > 0)
+		an->stepno--;	/* that step runs again */
+	an->rebooted_for = an->reboot_step;
+	an->locked = 0;		/* the lock lived in /run */
+	an->requeued = 1;
+}
+
+/*
+ * After a wave: reboot the nodes a step asked it of (reboot.h), then run
+ * the rest of their wave; again while steps ask.  With --no-reboot they
+ * stop there instead, their reboot pending in the state.
+ */
+static int
+apply_reboots(struct apply_ctx *c, struct prov_err *err)
+{
+	const struct plan_apply	*pa = &c->p->apply;
+	struct reboot_opts	 ro;
+	struct reboot_node	*rn;
+	struct apply_node	**who;
+	size_t			 i, k;
+	int			 r;
+	char			*msg;
+
+	for (;;) {
+		for (i = k = 0; i < c->n; i++)
+			k += c->nodes[i].reboot_due && !c->nodes[i].dead;
+		if (k == 0)
+			return 0;
+		/* not now: they stop, their reboot pending in the state */
+		if (c->o->no_reboot || c->stop) {
+			for (i = 0; i < c->n; i++) {
+				struct apply_node	*an = &c->nodes[i];
+
+				if (!an->reboot_due || an->dead)
+					continue;
+				an->held = an->dead = 1;
+				apply_note(c, an->pn->name, "stopped here: it "
+				    "needs a reboot (%s)", c->o->no_reboot ?
+				    "--no-reboot" : "the run stops");
+			}
+			return 0;
+		}
+		if (c->reboot_script.len == 0) {
+			char	*path = xasprintf("%s/reboot.sh", c->o->templates);
+
+			r = buf_read_file(&c->reboot_script, path);
+			if (r != 0)
+				prov_err_sys(err, "cannot read '%s'", path);
+			free(path);
+			if (r != 0)
+				return -1;
+		}
+		rn = xcalloc(k, sizeof *rn);
+		who = xcalloc(k, sizeof *who);
+		for (i = k = 0; i < c->n; i++) {
+			struct apply_node	*an = &c->nodes[i];
+
+			if (!an->reboot_due || an->dead)
+				continue;
+			who[k] = an;
+			rn[k].name = an->pn->name;
+			rn[k].addr = an->pn->address;
+			rn[k].head = an->pn->role == PLAN_ROLE_HEAD;
+			k++;
+		}
+		memset(&ro, 0, sizeof ro);
+		ro.cfg = &c->cfg;
+		ro.script = c->reboot_script.buf;
+		ro.parallel = c->o->reboot_parallel > 0 ? c->o->reboot_parallel :
+		    pa->reboot_parallel > 0 ? pa->reboot_parallel : 8;
+		ro.timeout_s = c->o->reboot_timeout_s > 0 ?
+		    c->o->reboot_timeout_s : pa->reboot_timeout_s > 0 ?
+		    pa->reboot_timeout_s : 900;
+		ro.interrupted = c->o->interrupted;
+		ro.event = apply_reboot_event;
+		ro.event_arg = c;
+		r = reboot_run(rn, k, &ro, err);
+		for (i = 0; i < k; i++) {
+			struct apply_node	*an = who[i];
+
+			if (r != 0)
+				break;
+			an->reboot_due = 0;
+			if (rn[i].res == REBOOT_FAILED) {
+				state_set(c->st, an->pn->name, "reboot",
+				    STATE_FAILED, rn[i].msg, rn[i].elapsed);
+				apply_fail_node(c, an, STATE_FAILED);
+				continue;
+			}
+			msg = xasprintf("for step %s (%s)%s%s",
+			    an->reboot_step->name, an->reboot_why,
+			    rn[i].msg != NULL ? ": " : "",
+			    rn[i].msg != NULL ? rn[i].msg : "");
+			state_set(c->st, an->pn->name, "reboot", STATE_CHANGED,
+			    msg, rn[i].elapsed);
+			free(msg);
+			c->sum->reboots++;
+			apply_requeue(an);
+		}
+		for (i = 0; i < k; i++)
+			free(rn[i].msg);
+		free(rn);
+		free(who);
+		apply_save(c, 1);
+		if (r != 0)
+			return -1;
+		/* only the nodes back from this round have steps left */
+		for (i = 0; i < c->n; i++) {
+			if (!c->nodes[i].requeued)
+				c->nodes[i].nqueue = 0;
+			c->nodes[i].requeued = 0;
+		}
+		if (apply_pool_renew(c, err) != 0 ||
+		    apply_wave(c, AJ_RUN, err) != 0)
+			return -1;
+	}
+}
+
 static int
 apply_mkdirs(const char *dir, struct prov_err *err)
 {
@@ -1310,9 +1553,7 @@ apply_run(struct apply_summary *sum, const struct plan *p,
     const struct apply_opts *o, struct prov_err *err)
 {
 	struct apply_ctx	 c;
-	struct ssh_config	 cfg = SSH_CONFIG_INIT;
 	struct ssh_host		*hosts = NULL;
-	struct ssh_pool		*pool = NULL;
 	struct plan_node	**sel = NULL;
 	const struct plan_node	*head = render_head(p);
 	size_t			 nsel = 0, i, s, seg, nhosts = 0;
@@ -1323,6 +1564,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	memset(&c, 0, sizeof c);
 	c.secret = (struct buf)BUF_INIT;
 	c.lib_def = (struct buf)BUF_INIT;
+	c.reboot_script = (struct buf)BUF_INIT;
+	c.cfg = (struct ssh_config)SSH_CONFIG_INIT;
 	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
 		return -1;
 	if (nsel == 0) {
@@ -1396,14 +1639,15 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		}
 	}
 	sum->nodes = nsel;
-	ssh_config_from_plan(&cfg, &p->ssh);
+	ssh_config_from_plan(&c.cfg, &p->ssh);
 	if (o->forks > 0)
-		cfg.forks = o->forks;
-	cfg.passphrase = o->passphrase;
-	cfg.keep_open = 1;
-	if (ssh_pool_new(&pool, &cfg, hosts, nhosts, err) != 0)
+		c.cfg.forks = o->forks;
+	c.cfg.passphrase = o->passphrase;
+	c.cfg.keep_open = 1;
+	c.hosts = hosts;
+	c.nhosts = nhosts;
+	if (ssh_pool_new(&c.pool, &c.cfg, hosts, nhosts, err) != 0)
 		goto out;
-	c.pool = pool;
 	apply_plan_nodes(&c);
 	/* "running" on disk before anything runs: a kill leaves a true file */
 	apply_save(&c, 1);
@@ -1426,6 +1670,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		    c.first) && apply_wave(&c, AJ_RUN, err) != 0)
 			goto out;
 		c.first = 0;
+		if (apply_reboots(&c, err) != 0)
+			goto out;
 		if (st->name == NULL || c.stop)
 			break;
 		/* the head-first step on the head, then fetch its value */
@@ -1433,7 +1679,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		c.have_secret = 0;
 		buf_release_secret(&c.secret);
 		if (apply_fill(&c, s, s + 1, 1, 0) > 0 &&
-		    apply_wave(&c, AJ_RUN, err) != 0)
+		    (apply_wave(&c, AJ_RUN, err) != 0 ||
+		    apply_reboots(&c, err) != 0))
 			goto out;
 		if (st->secret != NULL && head != NULL && st->wanted(p, head)) {
 			for (i = 0; i < c.n; i++)
@@ -1456,7 +1703,9 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 
 		if (!an->selected)
 			continue;
-		if (an->dead)
+		if (an->held)
+			sum->nodes_reboot++;
+		else if (an->dead)
 			sum->nodes_failed++;
 		else
 			sum->nodes_ok++;
@@ -1465,22 +1714,25 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	free(c.st->status);
 	c.st->status = xstrdup(sum->interrupted ? "interrupted" :
 	    sum->stopped_max_fail ? "stopped" : sum->nodes_failed ? "failed" :
+	    sum->nodes_reboot ? "reboot-pending" :
 	    "done");
 	if (state_save(c.st, err) != 0)
 		goto out;
 	r = 0;
 out:
-	if (pool != NULL) {
-		ssh_pool_close(pool);
-		ssh_pool_free(pool);
+	if (c.pool != NULL) {
+		ssh_pool_close(c.pool);
+		ssh_pool_free(c.pool);
 	}
 	for (i = 0; i < c.n; i++) {
 		apply_job_reset(&c.nodes[i]);
+		free(c.nodes[i].reboot_why);
 		if (c.nodes[i].log != NULL)
 			fclose(c.nodes[i].log);
 	}
 	buf_release_secret(&c.secret);
 	buf_release(&c.lib_def);
+	buf_release(&c.reboot_script);
 	prov_err_release(&c.save_err);
 	free(c.nodes);
 	free(c.info);

@@ -20,6 +20,14 @@
  *	   a 0700 directory the step consumes): never in argv, never in a
  *	   log, never in the run folder;
  *	3. the node's last job unlocks it.
+ * A step that says its node must reboot ("reboot: REASON" after its
+ * result, templates/lib.sh prov_reboot) ends that node's job there; once
+ * the wave is over, those nodes reboot (reboot.h: K at a time, heads
+ * last) and, back, run the rest of the wave from that step on, which must
+ * no longer ask.  The state has a "reboot" row per node that needed one:
+ * pending while it is due, changed once done, failed when the node did
+ * not come back; --resume reruns every step of a node whose reboot is
+ * not done.
  * One session and one shell per node and wave: a re-apply of a finished
  * cluster costs the nodes their checks, not plumbing.
  * A node whose step fails stops there; the others go on.  Results land in
@@ -88,6 +96,9 @@ struct apply_opts {
 					   repository (offline.h), or NULL */
 	int		 resume;
 	int		 break_lock;
+	int		 no_reboot;	/* stop the nodes that need a reboot */
+	long		 reboot_parallel; /* 0: the plan's */
+	long		 reboot_timeout_s; /* 0: the plan's */
 	long		 forks;		/* 0: the plan's */
 	long		 max_fail;	/* -1: no limit */
 	const char	*run_id;
@@ -99,6 +110,8 @@ struct apply_opts {
 
 struct apply_summary {
 	size_t	nodes, nodes_ok, nodes_failed, nodes_unreachable;
+	size_t	nodes_reboot;		/* stopped for a reboot (--no-reboot) */
+	size_t	reboots;		/* done in this run */
 	size_t	ok, changed, skipped, failed;
 	int	interrupted, stopped_max_fail;
 };

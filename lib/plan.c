@@ -17,6 +17,7 @@
  *	ssh:       { user, identity, known_hosts, host_keys, jump, forks,
  *		     port, connect_timeout_s, command_timeout_s,
  *		     passphrase_env, become }
+ *	apply:     { reboot_parallel, reboot_timeout_s }
  *	nodes:     [ { name: HOSTLIST, role, hardware, rack, u,
  *		       address: HOSTLIST, mac, macs, interfaces: { NET: HOSTLIST },
  *		       bmc: { address: HOSTLIST, user, password_env,
@@ -26,7 +27,8 @@
  *		     orchestrator: {kind, slurm: {cluster_name, partitions},
  *				    kubernetes: {version, pod_cidr, cni}},
  *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
- *				  grafana}, extras: [ ... ] }
+ *				  grafana}, extras: [ ... ],
+ *		     kernel_args: [ ... ] }
  *
  * Loading is one pass over the YAML tree per section, then node
  * expansion (hostlists streamed, never materialised twice), then
@@ -349,6 +351,13 @@ static const struct schema_field plan_sw_fields[] = {
 	{ "orchestrator", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_orch_fields, NOLIM },
 	{ "monitoring", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_mon_fields, NOLIM },
 	F("extras", SCHEMA_PKG, struct plan_software, extras, SCHEMA_LIST),
+	F("kernel_args", SCHEMA_KARG, struct plan_software, kernel_args, SCHEMA_LIST),
+	FEND
+};
+
+static const struct schema_field plan_apply_fields[] = {
+	FR("reboot_parallel", SCHEMA_INT, struct plan_apply, reboot_parallel, 0, 1, 4096),
+	FR("reboot_timeout_s", SCHEMA_INT, struct plan_apply, reboot_timeout_s, 0, 30, 86400),
 	FEND
 };
 
@@ -371,6 +380,7 @@ static const struct schema_field plan_top_fields[] = {
 	FN("networks", struct plan_top_raw, node, SCHEMA_NAMES, plan_net_fields),
 	FN("switches", struct plan_top_raw, node, SCHEMA_NAMES, plan_switch_fields),
 	FN("ssh", struct plan_top_raw, node, 0, plan_ssh_fields),
+	FN("apply", struct plan_top_raw, node, 0, plan_apply_fields),
 	FN("nodes", struct plan_top_raw, node, SCHEMA_LIST, plan_node_fields),
 	FN("software", struct plan_top_raw, node, 0, plan_sw_fields),
 	FEND
@@ -479,6 +489,18 @@ plan_each_entry(struct plan_ld *ld, const struct yml_node *sec,
 		}
 		fn(ld, k, sec->u.pairs[i].val, i);
 	}
+}
+
+static void
+plan_load_apply(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_apply	*a = &ld->p->apply;
+
+	a->reboot_parallel = 8;
+	a->reboot_timeout_s = 900;
+	a->src = v;
+	if (v != NULL && !yml_is_null(v))
+		(void)schema_bind(&ld->sc, v, plan_apply_fields, a);
 }
 
 static void
@@ -775,6 +797,7 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 	size_t			 i;
 
 	sw->extras = (struct strvec)STRVEC_INIT;
+	sw->kernel_args = (struct strvec)STRVEC_INIT;
 	sw->orchestrator = "none";
 	sw->node_exporter = 1;
 	sw->src = NULL;
@@ -1463,6 +1486,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	p->index = xcalloc(1, sizeof *p->index);
 	p->profile_dirs = (struct strvec)STRVEC_INIT;
 	p->sw.extras = (struct strvec)STRVEC_INIT;
+	p->sw.kernel_args = (struct strvec)STRVEC_INIT;
 	yml_doc_init(&p->doc);
 	p->file = xstrdup(label);
 	dcopy = xstrdup(label);
@@ -1524,6 +1548,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	}
 	plan_each_entry(&ld, sec, "switches", plan_load_switch);
 	plan_load_ssh(&ld, yml_map_get(root, "ssh"));
+	plan_load_apply(&ld, yml_map_get(root, "apply"));
 	plan_load_nodes(&ld, yml_map_get(root, "nodes"));
 	plan_load_software(&ld, yml_map_get(root, "software"));
 
@@ -1592,6 +1617,7 @@ plan_free(struct plan *p)
 	free(p->sw.partitions);
 	free(p->sw.mirrors);
 	strvec_clear(&p->sw.extras);
+	strvec_clear(&p->sw.kernel_args);
 	strvec_clear(&p->profile_dirs);
 	catalog_free(p->catalog);
 	if (p->index != NULL) {

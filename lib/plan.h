@@ -222,6 +222,14 @@ struct plan_software {
 	const char		*prometheus;	/* node name or NULL */
 	const char		*grafana;
 	struct strvec		 extras;
+	struct strvec		 kernel_args;	/* on the kernel command line */
+	const struct yml_node	*src;
+};
+
+/* `apply:`: how apply goes about the nodes beyond SSH. */
+struct plan_apply {
+	long			 reboot_parallel;	/* nodes rebooted at once: 8 */
+	long			 reboot_timeout_s;	/* to come back: 900 */
 	const struct yml_node	*src;
 };
 
@@ -241,6 +249,7 @@ struct plan {
 	struct plan_switch	*switches;
 	size_t			 nswitches;
 	struct plan_ssh		 ssh;
+	struct plan_apply	 apply;
 	struct plan_node	*nodes;
 	size_t			 nnodes;
 	struct plan_software	 sw;

@@ -399,6 +399,10 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 		buf_addf(&tmp, "%s%s", k ? " " : "", sw->extras.v[k]);
 	render_var(out, "EXTRAS", tmp.buf);
 	buf_reset(&tmp);
+	for (k = 0; k < sw->kernel_args.n; k++)
+		buf_addf(&tmp, "%s%s", k ? " " : "", sw->kernel_args.v[k]);
+	render_var(out, "KERNEL_ARGS", tmp.buf);
+	buf_reset(&tmp);
 	/* apply --bundle: the node's copy of the bundle's repository. */
 	render_var(out, "PROV_APT_REPO", in->apt_repo != NULL &&
 	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);

@@ -3,6 +3,7 @@
  */
 #include "compat.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #include "buf.h"
@@ -118,6 +119,18 @@ schema_is_host(const char *s)
 	return str_is_hostname(s);
 }
 
+/*
+ * A kernel argument goes into GRUB's configuration and onto every later
+ * command line: a name or name=value, no blank, quote or shell character.
+ */
+static int
+schema_is_karg(const char *s)
+{
+	return strlen(s) <= 256 && (isalnum((unsigned char)s[0]) ||
+	    s[0] == '_') && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:=/+-") == strlen(s);
+}
+
 /* Indexed by enum schema_type; string types only. */
 static const struct schema_type_info schema_types[] = {
 	[SCHEMA_STR] = { "string", "a string", "anything", schema_is_any },
@@ -161,6 +174,9 @@ static const struct schema_type_info schema_types[] = {
 	    str_is_redundancy, "write 'N+1', 'N+N', 'N' or counts like '2+2'" },
 	[SCHEMA_PCIID] = { "PCI id", "a PCI vendor:device id", "10de:20b0",
 	    str_is_pciid },
+	[SCHEMA_KARG] = { "kernel argument", "a kernel argument", "hugepages=64",
+	    schema_is_karg, "NAME or NAME=VALUE with letters, digits and "
+	    "'_.,:=/+-', like 'hugepages=64'" },
 };
 
 const struct schema_type_info *

@@ -49,6 +49,7 @@ enum schema_type {
 	SCHEMA_DURATION,	/* a Slurm time limit: 30, 4:00:00, 2-00:00:00 */
 	SCHEMA_REDUNDANCY,	/* PSU redundancy: N, N+1, N+N, 2+2 */
 	SCHEMA_PCIID,	/* vendor:device in hex: 10de:20b0 */
+	SCHEMA_KARG,	/* a kernel argument: NAME or NAME=VALUE */
 	/* Other values. */
 	SCHEMA_INT,	/* long */
 	SCHEMA_NUM,	/* double */

@@ -87,6 +87,14 @@ state_get(const struct state *st, const char *node, const char *step)
 	return s->res;
 }
 
+int
+state_has(const struct state *st, const char *node, const char *step)
+{
+	struct state_node	*n = state_node_get((struct state *)st, node, 0);
+
+	return n != NULL && state_step_get(n, step, 0) != NULL;
+}
+
 void
 state_to_json(struct buf *b, const struct state *st)
 {

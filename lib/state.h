@@ -64,6 +64,9 @@ void		 state_set(struct state *, const char *node, const char *step,
 /* The step's last result, STATE_PENDING when never run. */
 enum state_res	 state_get(const struct state *, const char *node,
 		    const char *step);
+/* 1 when the node has a row for the step, whatever its result. */
+int		 state_has(const struct state *, const char *node,
+		    const char *step);
 /* 1 when the result needs no rerun on --resume. */
 int		 state_res_done(enum state_res);
 const char	*state_res_name(enum state_res);

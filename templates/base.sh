@@ -9,6 +9,8 @@
 BASE_LIMITS=/etc/security/limits.d/90-provision-memlock.conf
 BASE_SYSCTL=/etc/sysctl.d/90-provision-gpu.conf
 BASE_SD_MEMLOCK=/etc/systemd/system.conf.d/90-provision-memlock.conf
+BASE_GRUB=/etc/default/grub.d/90-provision.cfg
+BASE_GRUB_CFG=/boot/grub/grub.cfg
 
 base_limits() {
 	cat <<'EOF'
@@ -51,6 +53,67 @@ vm.zone_reclaim_mode = 0
 # CUDA, NCCL and large training jobs map many memory areas.
 vm.max_map_count = 1048576
 EOF
+}
+
+# The plan's kernel arguments (KERNEL_ARGS) reach the command line the way
+# an admin puts them there: a GRUB snippet that grub-mkconfig reads
+# (/etc/default/grub.d, Debian and Ubuntu), update-grub, and a reboot,
+# which apply does (prov_reboot).  A node whose kernel is not its own (the
+# chroot testbed, a container) has no boot to change: nothing is done there.
+base_grub_conf() {
+	echo "# Managed by provision (step base): the plan's kernel arguments."
+	echo "GRUB_CMDLINE_LINUX=\"\$GRUB_CMDLINE_LINUX $KERNEL_ARGS\""
+}
+
+# base_kargs_missing FILE: the arguments of KERNEL_ARGS that FILE lacks,
+# as whole words on a "linux" line of grub.cfg (or anywhere in
+# /proc/cmdline).
+base_kargs_missing() {
+	PROV_KARGS=$KERNEL_ARGS awk -v cfg="$([ "$1" = "$BASE_GRUB_CFG" ] && echo 1)" '
+		BEGIN { n = split(ENVIRON["PROV_KARGS"], want, " ") }
+		cfg && $1 != "linux" { next }
+		{ for (i = 1; i <= NF; i++) have[$i] = 1 }
+		END {
+			for (i = 1; i <= n; i++)
+				if (!(want[i] in have)) {
+					printf "%s%s", sep, want[i]
+					sep = " "
+				}
+		}' "$1" 2>/dev/null
+}
+
+base_kargs_wanted() {
+	[ -n "$KERNEL_ARGS" ] || [ -e "$BASE_GRUB" ] || return 1
+	prov_kernel_ours || return 1
+	command -v update-grub >/dev/null 2>&1 ||
+		prov_fail "kernel_args: this node has no update-grub (GRUB on Debian or Ubuntu is supported)"
+}
+
+base_kargs_ok() {
+	base_kargs_wanted || return 0
+	if [ -z "$KERNEL_ARGS" ]; then
+		prov_why "$BASE_GRUB is left from an earlier plan"
+		return 1
+	fi
+	file_same "$BASE_GRUB" 0644 root:root "$(base_grub_conf)" || return 1
+	_bko=$(base_kargs_missing "$BASE_GRUB_CFG")
+	[ -z "$_bko" ] || prov_why "$BASE_GRUB_CFG lacks $_bko (update-grub)" || return 1
+	_bko=$(base_kargs_missing /proc/cmdline)
+	[ -z "$_bko" ] || prov_reboot "the kernel command line lacks $_bko"
+	return 0
+}
+
+base_kargs_put() {
+	base_kargs_wanted || return 0
+	if [ -z "$KERNEL_ARGS" ]; then
+		file_absent "$BASE_GRUB"
+	else
+		file_put "$BASE_GRUB" 0644 root:root "$(base_grub_conf)"
+	fi
+	if [ "$PROV_FILE_CHANGED" = 1 ] || [ -n "$(base_kargs_missing "$BASE_GRUB_CFG")" ]; then
+		update-grub >&2 || prov_fail "update-grub failed"
+		prov_changed
+	fi
 }
 
 # step_packages: the packages this step installs on this node.  Every
@@ -183,6 +246,7 @@ step_check() {
 	base_chrony_svc svc_running || return 1
 	file_same "$BASE_LIMITS" 0644 root:root "$(base_limits)" || return 1
 	sysctl_ok "$BASE_SYSCTL" "$(base_sysctl)" || return 1
+	base_kargs_ok || return 1
 	if prov_kernel_ours; then
 		file_same "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)" || return 1
 	fi
@@ -216,6 +280,7 @@ step_apply() {
 
 	file_put "$BASE_LIMITS" 0644 root:root "$(base_limits)"
 	sysctl_put "$BASE_SYSCTL" "$(base_sysctl)"
+	base_kargs_put
 	if prov_kernel_ours; then
 		file_put "$BASE_SD_MEMLOCK" 0644 root:root "$(base_sd_memlock)"
 		if [ "$PROV_FILE_CHANGED" = 1 ]; then

@@ -28,6 +28,7 @@ PROV_PHASE=check	# check, apply, recheck
 PROV_FILE_CHANGED=0	# did the last file_put/block_put write?
 PROV_POLICY_RC=0	# 1 while our /usr/sbin/policy-rc.d is in place
 PROV_APT_UPDATED=0
+PROV_REBOOT=		# why the node must reboot (prov_reboot in step_check)
 PROV_RUN_DIR=/run/provision		# pid files of daemons started directly
 PROV_LOG_DIR=/var/log/provision		# their output
 PROV_STATE_DIR=/var/lib/provision	# what survives a reboot
@@ -57,7 +58,23 @@ prov_changed() {
 
 prov_finish() {
 	PROV_DONE=1
+	case $1 in
+	0 | 100)
+		if [ -n "$PROV_REBOOT" ]; then
+			printf 'reboot: %s\n' "$PROV_REBOOT"
+		fi
+		;;
+	esac
 	exit "$1"
+}
+
+# prov_reboot REASON: what this step set up takes effect only after a
+# reboot (a kernel command line, a driver that replaces a loaded one, a
+# new kernel).  Called from step_check, which still succeeds when all
+# else is in place: the result (ok or changed) is followed by the line
+# "reboot: REASON", and apply reboots the node before its next step.
+prov_reboot() {
+	PROV_REBOOT=$*
 }
 
 # prov_skip REASON: this step does not apply to this node.
@@ -114,6 +131,7 @@ prov_run_step() {
 	PROV_PHASE=apply
 	step_apply
 	PROV_PHASE=recheck
+	PROV_REBOOT=
 	if step_check; then
 		if [ "$PROV_CHANGED" = 0 ]; then
 			# apply found everything in place: the first check failed

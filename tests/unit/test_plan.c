@@ -11,6 +11,8 @@
 
 /* Two lines every plan needs; cases below start at line 3. */
 #define HDR "version: 1\ncluster: { name: t }\n"
+#define KARG_HINT "(NAME or NAME=VALUE with letters, digits and '_.,:=/+-', " \
+    "like 'hugepages=64')\n"
 
 /* HDR and one of each section to refer to; cases start at line 9. */
 #define BASE HDR \
@@ -821,6 +823,23 @@ static const struct {
 	    "'maybe'\n"
 	    "t.yaml:7:11: 'extras' must be a list of strings, not a "
 	    "mapping\n" },
+	/* Kernel arguments reach GRUB's configuration: typed. */
+	{ "kernel args and apply", HDR
+	    "apply: { reboot_parallel: 0, reboot_timeout_s: 5, reboot: x }\n"
+	    "software:\n"
+	    "  os: { distro: debian, release: '12' }\n"
+	    "  kernel_args: [ hugepages=64, 'a b', '$(reboot)', '\"q\"', "
+	    "-x, iommu=pt ]\n",
+	    "t.yaml:3:27: 'reboot_parallel' is 0, outside 1..4096\n"
+	    "t.yaml:3:48: 'reboot_timeout_s' is 5, outside 30..86400\n"
+	    "t.yaml:3:51: unknown key 'reboot'\n"
+	    "t.yaml:6:32: 'kernel_args' is not a kernel argument: 'a b' " KARG_HINT
+	    "t.yaml:6:39: 'kernel_args' is not a kernel argument: '$(reboot)' "
+	    KARG_HINT
+	    "t.yaml:6:52: 'kernel_args' is not a kernel argument: '\"q\"' "
+	    KARG_HINT
+	    "t.yaml:6:59: 'kernel_args' is not a kernel argument: '-x' "
+	    KARG_HINT },
 	{ "not a mapping", "- version: 1\n",
 	    "t.yaml:1:1: 'plan' must be a mapping, not a list\n" },
 	{ "scalar plan", "just text\n",

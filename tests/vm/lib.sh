@@ -22,11 +22,16 @@ in_testbed() {
 
 # plan_variant NAME: the example plan with a change, in $VD:
 #   maxtime  the debug partition limited to 30 minutes (a changed slurm.conf)
+#   kargs    maxtime, and hugepages=16 on the kernel command line, the
+#            workers rebooted two at a time
 plan_variant() {
 	_pv=$VD/plan-$1.yaml
 	case $1 in
 	maxtime)
 		sed 's/default: true }/default: true, max_time: "30" }/' "$PLAN" ;;
+	kargs)
+		sed 's/default: true }/default: true, max_time: "30" }/' "$PLAN"
+		printf '  kernel_args: [ "hugepages=16" ]\napply: { reboot_parallel: 2 }\n' ;;
 	esac >"$_pv"
 	echo "$_pv"
 }
