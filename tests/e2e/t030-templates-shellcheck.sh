@@ -145,11 +145,17 @@ render() {
 	tr '\n' '\0' <"$work/args.all" | xargs -0 "$render" "$step"
 }
 
+# Every file but lib.sh and reboot.sh (apply's reboots, sent alone) is a step.
 steps=
 for f in "$tdir"/*.sh; do
 	s=$(basename "$f" .sh)
-	[ "$s" = lib ] || steps="$steps $s"
+	case $s in
+	lib | reboot) ;;
+	*) steps="$steps $s" ;;
+	esac
 done
+check "reboot.sh: shellcheck -s sh" shellcheck -s sh "$tdir/reboot.sh"
+check "reboot.sh: dash -n" dash -n "$tdir/reboot.sh"
 
 # shellcheck disable=SC2016
 check "templates/ has the steps of docs/templates.md" sh -c '
