@@ -604,11 +604,16 @@ START_TEST(test_ssh_upload_lent_timeout)
 	int			 stopped;
 	size_t			 started;
 	pthread_t		 tid;
-	char			*src = test_file("sparse1g");
+	char			*src = test_file("sparse256m");
 
 	TEST_LIVE();
 	t.dir = test_file("stall/");
-	test_sh("truncate -s 1G %s && mkdir -p %s", src, t.dir);
+	/*
+	 * Big enough to still be sending when the host stops, small enough
+	 * that hashing it before the upload does not eat the job's 6 s
+	 * first (1 GiB took longer than that on a busy 2-CPU machine).
+	 */
+	test_sh("truncate -s 256M %s && mkdir -p %s", src, t.dir);
 	job.upload_src = src;
 	job.upload_dst = t.dir;
 	job.timeout_s = 6;
@@ -619,7 +624,8 @@ START_TEST(test_ssh_upload_lent_timeout)
 	pthread_join(tid, NULL);
 	test_sh("for p in $(pgrep -P %d); do pkill -CONT -P $p; kill -CONT $p; "
 	    "done; rm -rf %s", (int)test_sshd_pid, t.dir);
-	ck_assert_uint_eq(started, 1);
+	ck_assert_msg(started == 1, "no send thread started: %s: %s",
+	    ssh_status_name(o.res[0].status), o.res[0].error);
 	ck_assert_int_eq(stopped, 1);
 	ck_assert_msg(o.res[0].status == SSH_TIMEOUT, "%s: %s",
 	    ssh_status_name(o.res[0].status), o.res[0].error);
