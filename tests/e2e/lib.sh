@@ -40,6 +40,19 @@ skip_all() {
 	exit 77
 }
 
+# testbed_lock: hold the machine's testbed nodes (127.0.10-13.x and the
+# shared TESTBED_DIR) until this test exits.  Tests that start testbed
+# nodes call it first, so two runs of the suite at once (two checkouts, a
+# developer and CI) take turns for those tests alone.  The descriptor is
+# not passed on to the nodes (scripts/testbed closes what it inherits).
+testbed_lock() {
+	exec 8>>/tmp/provision-testbed.lock || return 1
+	if ! flock -n 8; then
+		echo "# the testbed is in use by another test run: waiting"
+		flock 8
+	fi
+}
+
 done_testing() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

@@ -20,6 +20,10 @@ if [ "$(id -u)" != 0 ]; then
 	exit 77
 fi
 
+# Its addresses are its own, but two runs of it at once are not: take the
+# testbed lock of tests/e2e/lib.sh for the whole test.
+exec 8>>/tmp/provision-testbed.lock && flock 8 || exit 1
+
 TESTBED_BASE=${TESTBED_BASE:-/var/tmp/provision-testbed/base}
 TESTBED_DIR=$(mktemp -d /tmp/t001-testbed.XXXXXX) || exit 1
 export TESTBED_BASE TESTBED_DIR

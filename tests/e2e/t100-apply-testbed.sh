@@ -22,8 +22,12 @@ cleanup() {
 	scripts/testbed down "$PLAN" >/dev/null 2>&1
 	rm -rf "$STATE" "$OUT"
 }
+testbed_lock
 trap cleanup EXIT INT TERM
 
+# A first apply is on fresh disks: overlays kept from an earlier run hold
+# that run's Slurm state, whose unfinished jobs leave the workers "mix".
+scripts/testbed down --purge "$PLAN" >/dev/null 2>&1
 check "testbed up" scripts/testbed up "$PLAN"
 check "check passes" "$PROVISION" check -q "$PLAN"
 

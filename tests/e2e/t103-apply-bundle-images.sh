@@ -48,6 +48,7 @@ cleanup() {
 	scripts/testbed down --purge --nodes "$NODES" >/dev/null 2>&1
 	if [ -n "${T103_KEEP:-}" ]; then echo "# kept $W"; else rm -rf "$W"; fi
 }
+testbed_lock
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -7,9 +7,8 @@
 # and the Slurm check, and worker-01 still passes.  With every node down
 # verify cannot run at all: exit 2.
 #
-# The testbed (127.0.10.x) is shared with other tests: this one waits
-# while an apply or another testbed test runs, and brings it down at the
-# end.
+# The testbed (127.0.10.x) is shared with other tests: this one holds
+# testbed_lock while it runs and brings the nodes down at the end.
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
@@ -26,16 +25,7 @@ cleanup() {
 	rm -rf "$STATE" "$OUT"
 }
 
-# Another user of the testbed: an apply on it, or a testbed test.
-busy() {
-	pgrep -f 'provision apply .*testbed[.]yaml|t100-apply-testbed' >/dev/null 2>&1
-}
-waited=0
-while busy && [ "$waited" -lt 1200 ]; do
-	[ "$waited" -eq 0 ] && echo "# the testbed is in use: waiting"
-	sleep 10
-	waited=$((waited + 10))
-done
+testbed_lock
 trap cleanup EXIT INT TERM
 
 # jq-free JSON questions: q FILE EXPR (python, d = the verify JSON)
