@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "bundle.h"
 #include "cmd.h"
+#include "fs.h"
 #include "pxe.h"
 
 struct bundle_cmd_opts {
@@ -186,28 +187,6 @@ cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
 }
 
 static int
-cmd_bundle_mkdirs(const char *path)
-{
-	char	*d = xstrdup(path), *p;
-	int	 r = 0;
-
-	for (p = d + 1; r == 0; p++) {
-		if (*p == '/' || *p == '\0') {
-			char	c = *p;
-
-			*p = '\0';
-			if (mkdir(d, 0755) != 0 && errno != EEXIST)
-				r = -1;
-			*p = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	free(d);
-	return r;
-}
-
-static int
 cmd_bundle_verify(struct cmd_ctx *ctx, const char *path)
 {
 	struct bundle_check	chk = BUNDLE_CHECK_INIT;
@@ -262,13 +241,15 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing -o FILE");
 	if (o->cache != NULL)
 		cache = xstrdup(o->cache);
-	else if (getenv("XDG_CACHE_HOME") != NULL &&
-	    *getenv("XDG_CACHE_HOME") != '\0')
-		cache = xasprintf("%s/provision/bundle",
-		    getenv("XDG_CACHE_HOME"));
-	else
-		cache = xasprintf("%s/.cache/provision/bundle",
-		    getenv("HOME") != NULL ? getenv("HOME") : "/tmp");
+	else {
+		/* never a shared folder: what the cache holds gets packed */
+		char	*home = fs_cache_home(&err);
+
+		if (home == NULL)
+			goto fail;
+		cache = xasprintf("%s/provision/bundle", home);
+		free(home);
+	}
 	templates = o->templates != NULL ? xstrdup(o->templates) :
 	    pxe_templates_default();
 	bo.cache = cache;
@@ -320,10 +301,8 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (!o->quiet)
 		fprintf(ctx->out, "%zu packages with their dependencies, %lld "
 		    "bytes\n", b.n, (long long)total);
-	if (cmd_bundle_mkdirs(cache) != 0) {
-		prov_err_sys(&err, "cannot create '%s'", cache);
+	if (fs_mkdirs(cache, 0700, &err) != 0)
 		goto fail;
-	}
 	if (!o->no_images && b.images.n > 0 &&
 	    bundle_images(&b, &bo, cmd_bundle_event, &pr, &err) != 0)
 		goto fail;

@@ -19,6 +19,7 @@
 
 #include "arc.h"
 #include "buf.h"
+#include "fs.h"
 
 #define ARC_BLOCK	65536
 #define ARC_DEB_MAX	(64u << 20)	/* control.tar.* of a .deb */
@@ -27,7 +28,8 @@
 struct arc_writer {
 	struct archive	*a;
 	char		*path;
-	char		*part;
+	char		*part;		/* PATH.tmp.RANDOM (fs_tmp_open) */
+	int		 fd;
 	time_t		 mtime;
 	int		 committed;
 	int		 broken;	/* a member failed half-way */
@@ -203,16 +205,14 @@ arc_extract_one(struct archive *a, const char *archive, struct arc_pick *pk,
     struct prov_err *err)
 {
 	struct arc_sha256	 s = ARC_SHA256_INIT;
-	char			*tmp = xasprintf("%s.tmp.%ld", pk->dest,
-				    (long)getpid());
+	char			*tmp = NULL;
 	char			*blk = xmalloc(ARC_BLOCK);
 	int64_t			 total = 0;
 	la_ssize_t		 n;
 	int			 fd = -1, r = -1;
 
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0) {
-		prov_err_sys(err, "cannot create '%s'", tmp);
+	if ((fd = fs_tmp_open(&tmp, pk->dest, 0644)) < 0) {
+		prov_err_sys(err, "cannot create a file beside '%s'", pk->dest);
 		goto out;
 	}
 	if (arc_sha256_init(&s, err) != 0)
@@ -257,7 +257,7 @@ arc_extract_one(struct archive *a, const char *archive, struct arc_pick *pk,
 out:
 	if (fd >= 0)
 		close(fd);
-	if (r != 0)
+	if (r != 0 && tmp != NULL)
 		(void)unlink(tmp);
 	arc_sha256_release(&s);
 	free(blk);
@@ -517,7 +517,7 @@ arc_writer_open(struct arc_writer **out, const char *path,
 
 	*out = NULL;
 	w->path = xstrdup(path);
-	w->part = xasprintf("%s.part", path);
+	w->fd = -1;
 	w->mtime = time(NULL);
 	if ((w->a = archive_write_new()) == NULL) {
 		prov_err_set(err, PROV_E_ARCHIVE, "cannot start libarchive");
@@ -528,8 +528,11 @@ arc_writer_open(struct arc_writer **out, const char *path,
 		arc_write_err(err, w);
 		goto out;
 	}
-	(void)unlink(w->part);
-	if (archive_write_open_filename(w->a, w->part) != ARCHIVE_OK) {
+	if ((w->fd = fs_tmp_open(&w->part, path, 0644)) < 0) {
+		prov_err_sys(err, "cannot create a file beside '%s'", path);
+		goto out;
+	}
+	if (archive_write_open_fd(w->a, w->fd) != ARCHIVE_OK) {
 		arc_write_err(err, w);
 		goto out;
 	}
@@ -668,6 +671,12 @@ arc_writer_commit(struct arc_writer *w, struct prov_err *err)
 		    "not committed", w->path);
 	if (archive_write_close(w->a) != ARCHIVE_OK)
 		return arc_write_err(err, w);
+	if (fsync(w->fd) != 0 || close(w->fd) != 0) {
+		w->fd = -1;
+		w->broken = 1;
+		return prov_err_sys(err, "cannot write '%s'", w->part);
+	}
+	w->fd = -1;
 	if (rename(w->part, w->path) != 0) {
 		w->broken = 1;
 		return prov_err_sys(err, "cannot rename '%s' to '%s'", w->part,
@@ -684,6 +693,8 @@ arc_writer_free(struct arc_writer *w)
 		return;
 	if (w->a != NULL)
 		archive_write_free(w->a);
+	if (w->fd >= 0)
+		close(w->fd);
 	if (!w->committed && w->part != NULL)
 		(void)unlink(w->part);
 	free(w->path);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "buf.h"
+#include "fs.h"
 
 /* Shared empty string for BUF_INIT: never written, since alloc is 0. */
 char buf_empty_[1];
@@ -336,9 +337,8 @@ buf_write_file_atomic(const char *path, const void *p, size_t len, int mode)
 	int		 fd = -1, dfd = -1, r = -1, saved = 0;
 	ssize_t		 n;
 
-	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
+	/* A fresh random name, never through a link (fs.h). */
+	if ((fd = fs_tmp_open(&tmp, path, mode)) < 0)
 		goto out;
 	while (len > 0) {
 		n = write(fd, q, len);

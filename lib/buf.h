@@ -56,9 +56,10 @@ void	 buf_rtrim(struct buf *);
 /* Read a whole file; -1 with errno set on failure. */
 int	 buf_read_file(struct buf *, const char *path);
 /*
- * Write `len` bytes to `path` atomically: a temporary file beside it,
- * fsync, rename, fsync of the directory.  Readers see the old or the new
- * file, never a torn one.  -1 with errno set on failure.
+ * Write `len` bytes to `path` atomically: a temporary file beside it
+ * (fs_tmp_open(): a random name, never an existing file or a link), fsync,
+ * rename, fsync of the directory.  Readers see the old or the new file,
+ * never a torn one.  -1 with errno set on failure.
  */
 int	 buf_write_file_atomic(const char *path, const void *, size_t len,
 	    int mode);

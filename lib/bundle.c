@@ -38,6 +38,7 @@
 #include "buf.h"
 #include "bundle.h"
 #include "catalog.h"
+#include "fs.h"
 #include "oci.h"
 #include "plan.h"
 #include "render.h"
@@ -1335,8 +1336,8 @@ bundle_xfer_start(CURLM *m, struct bundle_xfer *x,
 	x->first = x->too_big = x->io_err = 0;
 	x->written = 0;
 	x->errbuf[0] = '\0';
-	if (x->fd < 0 && (x->fd = open(x->part, O_RDWR | O_CREAT | O_CLOEXEC,
-	    0644)) < 0) {
+	if (x->fd < 0 && (x->fd = open(x->part, O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0) {
 		*why = xasprintf("cannot open '%s': %s", x->part,
 		    strerror(errno));
 		return -1;
@@ -1434,10 +1435,10 @@ bundle_cache_dirs(const struct bundle_opts *o, struct prov_err *err)
 
 	if (o->cache == NULL)
 		return prov_err_set(err, PROV_E_USAGE, "no cache directory");
+	/* What lands in pool/ gets packed: nobody else may write there. */
 	for (i = 0; i < ARRAY_SIZE(sub) && r == 0; i++) {
 		d = xasprintf("%s%s", o->cache, sub[i]);
-		if (mkdir(d, 0755) != 0 && errno != EEXIST)
-			r = prov_err_sys(err, "cannot create '%s'", d);
+		r = fs_mkdirs(d, 0700, err);
 		free(d);
 	}
 	return r;

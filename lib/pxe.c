@@ -31,6 +31,7 @@
 
 #include "arc.h"
 #include "buf.h"
+#include "fs.h"
 #include "plan.h"
 #include "pxe.h"
 #include "str.h"
@@ -417,30 +418,11 @@ out:
 
 /* Files. */
 
+/* Served by dnsmasq's TFTP (not root): 0755, in a folder only we write. */
 static int
 pxe_mkdirs(const char *path, struct prov_err *err)
 {
-	char	*d = xstrdup(path), *p;
-	int	 r = -1;
-
-	for (p = d + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char	c = *p;
-
-			*p = '\0';
-			if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-				prov_err_sys(err, "cannot create '%s'", d);
-				goto out;
-			}
-			*p = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	r = 0;
-out:
-	free(d);
-	return r;
+	return fs_mkdirs(path, 0755, err);
 }
 
 /* Write outdir/rel atomically and record its digest. */

@@ -52,6 +52,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fs.h"
 #include "knownhosts.h"
 #include "plan.h"
 #include "ssh.h"
@@ -1869,7 +1870,7 @@ ssh_conn_deliver(struct ssh_conn *c, int stream, const char *data, size_t n)
 
 		mkdir(p->cfg.spill_dir, 0700);
 		c->spill_fd[stream] = open(path, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0600);
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (c->spill_fd[stream] >= 0) {
 			ssh_write_fd(c->spill_fd[stream], b->buf, b->len);
 			if (stream == 1) {
@@ -3019,16 +3020,11 @@ ssh_conn_job(struct ssh_conn *c)
 			return 1;
 		}
 		c->dl_path = ssh_conn_dl_path(c);
-		c->dl_tmp = xasprintf("%s.provtmp.%ld", c->dl_path,
-		    (long)getpid());
-		c->lfd = open(c->dl_tmp, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0600);
+		c->lfd = fs_tmp_open(&c->dl_tmp, c->dl_path, 0600);
 		if (c->lfd < 0) {
-			char	*msg = xasprintf("cannot create '%s': %s",
-				    c->dl_tmp, strerror(errno));
+			char	*msg = xasprintf("cannot create a file beside "
+				    "'%s': %s", c->dl_path, strerror(errno));
 
-			free(c->dl_tmp);
-			c->dl_tmp = NULL;
 			ssh_conn_job_error(c, SSH_ERROR, msg);
 			return 1;
 		}
