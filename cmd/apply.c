@@ -20,7 +20,9 @@
 #include <time.h>
 
 #include "apply.h"
+#include "buf.h"
 #include "cmd.h"
+#include "fs.h"
 #include "hostlist.h"
 #include "offline.h"
 #include "state.h"
@@ -173,17 +175,22 @@ apply_view_event(void *arg, const struct apply_event *ev)
 	localtime_r(&now, &tm);
 	strftime(ts, sizeof ts, "%H:%M:%S", &tm);
 	if (ev->kind == APPLY_EV_OUTPUT) {
+		struct buf	vis = BUF_INIT;
+
 		if (!v->verbose || v->live)
 			return;
-		/* Line-prefixed, as it arrives. */
+		/* Line-prefixed, as it arrives; a node's escapes shown, not
+		   obeyed by this terminal. */
+		buf_add_visible(&vis, ev->data, ev->len, "\n\t");
 		fprintf(fp, "%s: ", ev->node);
-		for (i = 0; i < ev->len; i++) {
-			fputc(ev->data[i], fp);
-			if (ev->data[i] == '\n' && i + 1 < ev->len)
+		for (i = 0; i < vis.len; i++) {
+			fputc(vis.buf[i], fp);
+			if (vis.buf[i] == '\n' && i + 1 < vis.len)
 				fprintf(fp, "%s: ", ev->node);
 		}
-		if (ev->len > 0 && ev->data[ev->len - 1] != '\n')
+		if (vis.len > 0 && vis.buf[vis.len - 1] != '\n')
 			fputc('\n', fp);
+		buf_release(&vis);
 		return;
 	}
 	if (ev->kind == APPLY_EV_NOTE) {
@@ -225,16 +232,20 @@ apply_view_event(void *arg, const struct apply_event *ev)
 	apply_view_draw(v);
 }
 
-/* Folders: DIR or .provision/CLUSTER beside the plan; runs/ID inside. */
+/*
+ * Folders: DIR or .provision/CLUSTER beside the plan; runs/ID inside.
+ * Ours alone (0700): the state says what ran where, the run folder keeps
+ * every node's output, and another user able to write there could plant
+ * links where they are written.
+ */
 static int
 cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
     char **state_dir, char **run_id, char **run_dir)
 {
+	struct prov_err	 err = PROV_ERR_INIT;
 	char		 id[64];
 	time_t		 now = time(NULL);
 	struct tm	 tm;
-	const char	*steps[] = { NULL, NULL, NULL };
-	size_t		 i;
 
 	gmtime_r(&now, &tm);
 	strftime(id, sizeof id, "%Y%m%dT%H%M%SZ", &tm);
@@ -242,23 +253,10 @@ cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	*state_dir = o->state_dir != NULL ? xstrdup(o->state_dir) :
 	    xasprintf("%s/.provision/%s", ctx->plan->dir, ctx->plan->cluster);
 	*run_dir = xasprintf("%s/runs/%s", *state_dir, *run_id);
-	steps[0] = *state_dir;
-	for (i = 0; steps[i] != NULL; i++) {
-		char	*p = xstrdup(steps[i]), *q;
-
-		for (q = p + 1; *q != '\0'; q++)
-			if (*q == '/') {
-				*q = '\0';
-				(void)mkdir(p, 0700);
-				*q = '/';
-			}
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			fprintf(ctx->err, "provision apply: cannot create '%s': "
-			    "%s\n", p, strerror(errno));
-			free(p);
-			return -1;
-		}
-		free(p);
+	if (fs_mkdirs(*state_dir, 0700, &err) != 0) {
+		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		prov_err_release(&err);
+		return -1;
 	}
 	return 0;
 }

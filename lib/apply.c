@@ -10,6 +10,7 @@
  */
 #include "compat.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,10 +22,13 @@
 #include "apply.h"
 #include "buf.h"
 #include "facts.h"
+#include "fs.h"
 #include "hostlist.h"
 #include "plan.h"
 #include "proc.h"
 #include "reboot.h"
+#include "redact.h"
+#include "redfish.h"
 #include "render.h"
 #include "ssh.h"
 #include "state.h"
@@ -35,6 +39,8 @@
 #define APPLY_EXIT_CHANGED	100
 #define APPLY_EXIT_SKIPPED	101
 #define APPLY_EXIT_LOCKED	75
+#define APPLY_EXIT_LOCKDIR	76	/* the lock's folder is not root's */
+#define APPLY_LOCK_DIR		"/run/provision"
 #define APPLY_SAVE_EVERY_S	0.5
 
 static int
@@ -97,19 +103,25 @@ apply_want_extras(const struct plan *p, const struct plan_node *n)
 	return p->sw.extras.n > 0;
 }
 
+/* "kubeadm join HOST:6443 --token T --discovery-token-ca-cert-hash H" */
+static const char *const apply_join_secrets[] = { "--token",
+    "--certificate-key", NULL };
+
 const struct apply_step apply_steps[] = {
-	{ "base", 0, NULL, apply_want_always },
-	{ "gpu-driver", 0, NULL, apply_want_driver },
-	{ "container-runtime", 0, NULL, apply_want_runtime },
-	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm },
-	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm },
-	{ "kubernetes", APPLY_HEAD_FIRST, "join", apply_want_k8s },
-	{ "node-exporter", 0, NULL, apply_want_node_exporter },
-	{ "dcgm-exporter", 0, NULL, apply_want_dcgm },
-	{ "prometheus", 0, NULL, apply_want_prometheus },
-	{ "grafana", 0, NULL, apply_want_grafana },
-	{ "extras", 0, NULL, apply_want_extras },
-	{ NULL, 0, NULL, NULL }
+	{ "base", 0, NULL, apply_want_always, NULL },
+	{ "gpu-driver", 0, NULL, apply_want_driver, NULL },
+	{ "container-runtime", 0, NULL, apply_want_runtime, NULL },
+	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
+	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm,
+	  NULL },
+	{ "kubernetes", APPLY_HEAD_FIRST, "join", apply_want_k8s,
+	  apply_join_secrets },
+	{ "node-exporter", 0, NULL, apply_want_node_exporter, NULL },
+	{ "dcgm-exporter", 0, NULL, apply_want_dcgm, NULL },
+	{ "prometheus", 0, NULL, apply_want_prometheus, NULL },
+	{ "grafana", 0, NULL, apply_want_grafana, NULL },
+	{ "extras", 0, NULL, apply_want_extras, NULL },
+	{ NULL, 0, NULL, NULL, NULL }
 };
 
 size_t
@@ -150,6 +162,8 @@ struct apply_sec {
 /* A stream of the job's output, cut into sections at the markers. */
 struct apply_stream {
 	struct buf	pend;		/* bytes that may begin a marker */
+	struct buf	line;		/* a section's bytes up to a whole
+					   line: redacted only then */
 	size_t		sec;		/* the section its bytes belong to */
 };
 
@@ -161,7 +175,9 @@ enum apply_phase {
 
 #define APPLY_MAX_SECS	(APPLY_MAX_STEPS + 3)
 #define APPLY_SEC_KEEP	(64 * 1024)	/* bytes of a step's output kept */
-#define APPLY_MARK	"\n\036provision end "
+#define APPLY_MARK	"\n\036provision "	/* then "end K RC" or
+						   "secret HEX" */
+#define APPLY_LINE_MAX	(16 * 1024)	/* a longer line is cut */
 
 struct apply_node {
 	size_t			 pi;		/* index in plan->nodes */
@@ -223,6 +239,7 @@ struct apply_ctx {
 	int				 need_facts; /* a step renders from them */
 	const struct apply_step		*hf;	/* head-first step of this wave */
 	struct buf			 secret;	/* the head's value for hf */
+	struct redact			 red;	/* secrets out of all output */
 	struct buf			 lib_def;	/* "pv_lib() { lib.sh }" */
 	int				 have_secret;
 	size_t				 nfailed;
@@ -314,6 +331,58 @@ apply_log(struct apply_node *an, const char *fmt, ...)
 	fflush(an->log);
 }
 
+/* A node's log: 0600, appended to, never through a link. */
+static FILE *
+apply_log_open(const char *path)
+{
+	FILE	*fp;
+	int	 fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0)
+		return NULL;
+	if ((fp = fdopen(fd, "a")) == NULL)
+		close(fd);
+	return fp;
+}
+
+static int
+apply_same(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/*
+ * Secrets of the plan a node could echo: the BMC passwords (a node never
+ * gets them, but a step might read one from a BMC's own configuration).
+ * One that cannot be read is no secret this run holds.
+ */
+static void
+apply_known_secrets(struct apply_ctx *c)
+{
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct plan_bmc	*b, *last = NULL;
+	char			*pw;
+	size_t			 i;
+
+	for (i = 0; i < c->p->nnodes; i++) {
+		if ((b = c->p->nodes[i].bmc) == NULL)
+			continue;
+		/* nodes of one range share their source: read it once */
+		if (last != NULL && apply_same(b->password_env,
+		    last->password_env) && apply_same(b->password_file,
+		    last->password_file))
+			continue;
+		last = b;
+		if (redfish_password_load(&pw, b, &err) == 0) {
+			redact_add(&c->red, pw, strlen(pw));
+			freezero_str(pw);
+		}
+		prov_err_release(&err);
+	}
+}
+
 /* Is `line` a whole line of text? */
 static int
 apply_has_line(const char *text, size_t len, const char *line)
@@ -367,9 +436,9 @@ apply_heredoc(struct buf *b, const char *text, size_t len)
 static void
 apply_prelude(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 {
-	buf_adds(b, "umask 077\npv_l=/var/lock/provision.");
+	buf_adds(b, "umask 077\npv_l=" APPLY_LOCK_DIR "/lock.");
 	buf_add_shquote(b, an->pn->name);
-	buf_adds(b, ".lock\npv_d=\n"
+	buf_adds(b, "\npv_d=\n"
 	    "trap 'if [ -n \"$pv_d\" ]; then rm -rf \"$pv_d\"; fi' EXIT\n"
 	    "trap 'exit 129' HUP\ntrap 'exit 130' INT\ntrap 'exit 143' TERM\n"
 	    "pv_m() {\n"
@@ -394,12 +463,25 @@ apply_sec_add(struct apply_node *an, enum apply_sec_kind kind,
 	return s;
 }
 
-/* The lock: a directory on the node; its owner file says whose. */
+/*
+ * The lock: a directory on the node; its owner file says whose.  It lives
+ * in a folder only root can write (never the world-writable /run/lock,
+ * where any user could take it first and write what we show): one that
+ * others can write, or a link, is refused with the reason.
+ */
 static void
 apply_add_lock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 {
 	apply_sec_add(an, SEC_LOCK, NULL);
-	buf_adds(b, "[ -d /var/lock ] || mkdir -p /var/lock\n");
+	buf_addf(b, "[ -d " APPLY_LOCK_DIR " ] || mkdir -m 0700 "
+	    APPLY_LOCK_DIR " 2>/dev/null\n"
+	    "case $(stat -c '%%u:%%A' " APPLY_LOCK_DIR " 2>/dev/null) in\n"
+	    "0:d?\?\?\?-?\?-?*) ;;\n"		/* no write for group, other */
+	    "*)\techo \"" APPLY_LOCK_DIR " is not a folder only root can "
+	    "write ($(stat -c '%%U %%A' " APPLY_LOCK_DIR " 2>&1)): remove it, "
+	    "or make it one (chown root, chmod go-w)\"\n"
+	    "\tpv_m '%zu %d'\n\texit 0 ;;\nesac\n", an->nsec - 1,
+	    APPLY_EXIT_LOCKDIR);
 	if (an->force_lock)
 		buf_adds(b, "rm -rf \"$pv_l\"\n");
 	buf_adds(b, "if mkdir \"$pv_l\" 2>/dev/null; then\n\tprintf '%s\\n' ");
@@ -503,8 +585,8 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	 */
 	buf_adds(b, "pv_s=");
 	buf_add_shquote(b, script.buf);
-	buf_addf(b, "\n(PROV_SECRET_DIR=${pv_d:+\"$pv_d/s\"}; "
-	    "export PROV_SECRET_DIR; eval \"$pv_s\") </dev/null\n"
+	buf_addf(b, "\n(PROV_SECRET_DIR=${pv_d:+\"$pv_d/s\"}; PROV_REDACT=1; "
+	    "export PROV_SECRET_DIR PROV_REDACT; eval \"$pv_s\") </dev/null\n"
 	    "pv_m \"%zu $?\"\n", an->nsec - 1);
 	if (hf_secret)
 		buf_adds(b, "rm -rf \"$pv_d\"\npv_d=\n");
@@ -617,6 +699,7 @@ apply_job_reset(struct apply_node *an)
 	an->lib_sent = 0;
 	for (i = 0; i < 2; i++) {
 		buf_release(&an->strm[i].pend);
+		buf_release_secret(&an->strm[i].line);
 		an->strm[i].sec = 0;
 	}
 	an->ph = PH_START;
@@ -697,11 +780,16 @@ apply_result_of(int rc)
 	    rc == APPLY_EXIT_SKIPPED ? STATE_SKIPPED : STATE_FAILED;
 }
 
-/* The last non-empty line of a buffer, for a one-line reason. */
+/*
+ * The last non-empty line of a buffer, for a one-line reason: text a node
+ * wrote, escaped (buf_add_visible) before it reaches a terminal or the
+ * state.
+ */
 static char *
 apply_last_line(const struct buf *b)
 {
 	const char	*end = b->buf + b->len, *s;
+	struct buf	 v = BUF_INIT;
 
 	while (end > b->buf && (end[-1] == '\n' || end[-1] == ' ' ||
 	    end[-1] == '\r'))
@@ -709,7 +797,10 @@ apply_last_line(const struct buf *b)
 	s = end;
 	while (s > b->buf && s[-1] != '\n')
 		s--;
-	return s < end ? xstrndup(s, (size_t)(end - s)) : NULL;
+	if (s == end)
+		return NULL;
+	buf_add_visible(&v, s, (size_t)(end - s), "\t");
+	return buf_detach(&v, NULL);
 }
 
 static void
@@ -853,9 +944,13 @@ apply_lock_done(struct apply_ctx *c, struct apply_node *an,
 		free(owner);
 		return;
 	}
-	m = xasprintf("locked by another apply (%s): wait for it, or if it "
-	    "died on another machine run with --break-lock", owner != NULL ?
-	    owner : "unknown owner");
+	if (s->rc == APPLY_EXIT_LOCKDIR)
+		m = xasprintf("cannot lock: %s", owner != NULL ? owner :
+		    "no reason given");
+	else
+		m = xasprintf("locked by another apply (%s): wait for it, or "
+		    "if it died on another machine run with --break-lock",
+		    owner != NULL ? owner : "unknown owner");
 	apply_pre_failed(c, an, "lock", STATE_FAILED, m, el);
 	free(m);
 	free(owner);
@@ -891,7 +986,7 @@ apply_facts_done(struct apply_ctx *c, struct apply_node *an,
 		    c->o->run_dir, an->pn->name);
 
 		facts_to_json(&j, f);
-		if (buf_write_file_atomic(path, j.buf, j.len, 0644) != 0)
+		if (buf_write_file_atomic(path, j.buf, j.len, 0600) != 0)
 			apply_note(c, an->pn->name, "cannot write %s: %s", path,
 			    strerror(errno));
 		free(path);
@@ -1002,9 +1097,9 @@ apply_settle(struct apply_ctx *c, struct apply_node *an, size_t host)
 	apply_feed(c, an, host);
 }
 
-/* Output of the section a stream is in (0 stdout, 1 stderr). */
+/* Redacted output of the section a stream is in (0 stdout, 1 stderr). */
 static void
-apply_sec_data(struct apply_ctx *c, struct apply_node *an, size_t host,
+apply_sec_put(struct apply_ctx *c, struct apply_node *an, size_t host,
     int sn, const char *d, size_t n)
 {
 	struct apply_sec	*s;
@@ -1040,6 +1135,79 @@ apply_sec_data(struct apply_ctx *c, struct apply_node *an, size_t host,
 	apply_emit(c, &ev);
 }
 
+/*
+ * The first `len` bytes held for stream sn, with every secret the run
+ * knows replaced, on to the section: the only way output leaves here.
+ */
+static void
+apply_sec_release(struct apply_ctx *c, struct apply_node *an, size_t host,
+    int sn, size_t len)
+{
+	struct buf	*l = &an->strm[sn].line, b = BUF_INIT;
+
+	if (len == 0)
+		return;
+	buf_add(&b, l->buf, len);
+	memmove(l->buf, l->buf + len, l->len - len);
+	explicit_bzero(l->buf + l->len - len, len);
+	buf_setlen(l, l->len - len);
+	redact_buf(&c->red, &b);
+	apply_sec_put(c, an, host, sn, b.buf, b.len);
+	buf_release_secret(&b);
+}
+
+/*
+ * Output of the section a stream is in: held until a line is whole (a
+ * secret is never cut in two before it is redacted), or while a very
+ * long line could still end in one.
+ */
+static void
+apply_sec_data(struct apply_ctx *c, struct apply_node *an, size_t host,
+    int sn, const char *d, size_t n)
+{
+	struct buf	*l = &an->strm[sn].line;
+	const char	*nl;
+	size_t		 span = redact_span(&c->red);
+
+	if (n == 0)
+		return;
+	buf_add(l, d, n);
+	if ((nl = memrchr(l->buf, '\n', l->len)) != NULL)
+		apply_sec_release(c, an, host, sn, (size_t)(nl + 1 - l->buf));
+	if (l->len > APPLY_LINE_MAX + span)
+		apply_sec_release(c, an, host, sn, l->len - span);
+}
+
+/* The section of stream sn ends: what it holds goes out. */
+static void
+apply_sec_flush(struct apply_ctx *c, struct apply_node *an, size_t host,
+    int sn)
+{
+	apply_sec_release(c, an, host, sn, an->strm[sn].line.len);
+}
+
+/*
+ * "secret HEX": a step declared a value secret (lib.sh prov_secret).  It
+ * is hidden from everything any node prints from now on.
+ */
+static void
+apply_learn_secret(struct apply_ctx *c, const char *arg, size_t len)
+{
+	static const char	hex[] = "0123456789abcdef";
+	struct buf		v = BUF_INIT;
+	const char		*hi, *lo;
+	size_t			i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		if ((hi = memchr(hex, arg[i], 16)) == NULL ||
+		    (lo = memchr(hex, arg[i + 1], 16)) == NULL)
+			break;
+		buf_addch(&v, (int)((hi - hex) << 4 | (lo - hex)));
+	}
+	redact_add(&c->red, v.buf, v.len);
+	buf_release_secret(&v);
+}
+
 /* How many bytes at the end of p could begin a marker. */
 static size_t
 apply_mark_prefix(const char *p, size_t len)
@@ -1055,7 +1223,7 @@ apply_mark_prefix(const char *p, size_t len)
 	return 0;
 }
 
-/* A marker "K RC" ended section K of stream sn. */
+/* A marker "end K RC" ended section K of stream sn. */
 static void
 apply_sec_end(struct apply_node *an, int sn, const char *arg, size_t len)
 {
@@ -1067,8 +1235,8 @@ apply_sec_end(struct apply_node *an, int sn, const char *arg, size_t len)
 		return;
 	memcpy(tmp, arg, len);
 	tmp[len] = '\0';
-	if (sscanf(tmp, "%lu %d", &k, &rc) != 2 || k != an->strm[sn].sec ||
-	    k >= an->nsec)
+	if (sscanf(tmp, "end %lu %d", &k, &rc) != 2 ||
+	    k != an->strm[sn].sec || k >= an->nsec)
 		return;
 	an->sec[k].ended[sn] = 1;
 	if (sn == 0)
@@ -1084,8 +1252,8 @@ apply_stream_in(struct apply_ctx *c, struct apply_node *an, size_t host,
 	static const char	 mark[] = APPLY_MARK;
 	const size_t		 ml = sizeof mark - 1;
 	struct buf		*pb = &an->strm[sn].pend;
-	char			*p, *m, *eol;
-	size_t			 used, keep;
+	char			*p, *m, *eol, *arg;
+	size_t			 used, keep, al;
 
 	buf_add(pb, d, n);
 	for (;;) {
@@ -1100,14 +1268,25 @@ apply_stream_in(struct apply_ctx *c, struct apply_node *an, size_t host,
 			if (end)
 				used = pb->len;
 			apply_sec_data(c, an, host, sn, p, used);
+			if (end)
+				apply_sec_flush(c, an, host, sn);
 			keep = pb->len - used;
 			memmove(pb->buf, pb->buf + used, keep);
 			buf_setlen(pb, keep);
 			return;
 		}
 		apply_sec_data(c, an, host, sn, p, (size_t)(m - p));
-		apply_sec_end(an, sn, m + ml, (size_t)(eol - m - ml));
+		arg = m + ml;
+		al = (size_t)(eol - arg);
+		if (al > 7 && memcmp(arg, "secret ", 7) == 0)
+			apply_learn_secret(c, arg + 7, al - 7);
+		else {
+			apply_sec_flush(c, an, host, sn);
+			apply_sec_end(an, sn, arg, al);
+		}
 		used = (size_t)(eol + 1 - p);
+		/* a declared secret is in the marker: wipe it */
+		explicit_bzero(p, used);
 		memmove(pb->buf, pb->buf + used, pb->len - used);
 		buf_setlen(pb, pb->len - used);
 	}
@@ -1143,6 +1322,13 @@ apply_done(void *arg, size_t host, const struct ssh_job *job,
 			buf_release_secret(&c->secret);
 			buf_add(&c->secret, r->out.buf, r->out.len);
 			c->have_secret = 1;
+			/* and hidden from every output from now on */
+			if (c->hf->secret_args != NULL)
+				redact_add_args(&c->red, c->secret.buf,
+				    c->hf->secret_args);
+			else
+				redact_add(&c->red, c->secret.buf,
+				    c->secret.len);
 		} else
 			apply_note(c, an->pn->name, "cannot read '%s' from the "
 			    "head: %s", c->hf->secret, r->error != NULL ?
@@ -1485,30 +1671,6 @@ apply_reboots(struct apply_ctx *c, struct prov_err *err)
 }
 
 static int
-apply_mkdirs(const char *dir, struct prov_err *err)
-{
-	char	*p = xstrdup(dir), *q;
-	int	 r = 0;
-
-	for (q = p + 1; ; q++) {
-		if (*q == '/' || *q == '\0') {
-			char	save = *q;
-
-			*q = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				r = prov_err_sys(err, "cannot create '%s'", p);
-				break;
-			}
-			*q = save;
-			if (save == '\0')
-				break;
-		}
-	}
-	free(p);
-	return r;
-}
-
-static int
 apply_dry_run(const struct plan *p, const struct apply_opts *o,
     struct plan_node **sel, size_t nsel, struct prov_err *err)
 {
@@ -1524,7 +1686,8 @@ apply_dry_run(const struct plan *p, const struct apply_opts *o,
 	for (i = 0; i < nsel && r == 0; i++) {
 		char	*dir = xasprintf("%s/%s", o->dry_run_dir, sel[i]->name);
 
-		if (apply_mkdirs(dir, err) != 0)
+		/* scripts someone may run as root: nobody else writes them */
+		if (fs_mkdirs(dir, 0755, err) != 0)
 			r = -1;
 		ns = apply_steps_for(p, sel[i], steps, APPLY_MAX_STEPS);
 		for (k = 0; k < ns && r == 0; k++) {
@@ -1583,18 +1746,20 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	c.st->run_id = xstrdup(o->run_id);
 	free(c.st->status);
 	c.st->status = xstrdup("running");
+	/* The run folder is this user's alone (docs/reliability.md). */
 	if (o->run_dir != NULL) {
 		dir = xasprintf("%s/logs", o->run_dir);
-		if (apply_mkdirs(dir, err) != 0)
+		if (fs_mkdirs(dir, 0700, err) != 0)
 			goto out;
 		free(dir);
 		dir = xasprintf("%s/facts", o->run_dir);
-		if (apply_mkdirs(dir, err) != 0)
+		if (fs_mkdirs(dir, 0700, err) != 0)
 			goto out;
 	}
 	c.p = p;
 	c.o = o;
 	c.sum = sum;
+	apply_known_secrets(&c);
 	c.info = xcalloc(p->nnodes + 1, sizeof *c.info);
 	c.rin.plan = p;
 	c.rin.templates = o->templates;
@@ -1634,7 +1799,7 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 			char	*path = xasprintf("%s/logs/%s.log", o->run_dir,
 			    an->pn->name);
 
-			an->log = fopen(path, "a");
+			an->log = apply_log_open(path);
 			free(path);
 		}
 	}
@@ -1731,6 +1896,7 @@ out:
 			fclose(c.nodes[i].log);
 	}
 	buf_release_secret(&c.secret);
+	redact_release(&c.red);
 	buf_release(&c.lib_def);
 	buf_release(&c.reboot_script);
 	prov_err_release(&c.save_err);

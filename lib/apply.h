@@ -61,6 +61,11 @@ struct apply_step {
 	const char	*secret;	/* value the head makes for the others */
 	/* Whether the plan asks for this step on this node. */
 	int		(*wanted)(const struct plan *, const struct plan_node *);
+	/*
+	 * What of `secret` is secret: the values of these options (the
+	 * join command's token, not its CA hash), or NULL: all of it.
+	 */
+	const char *const *secret_args;
 };
 
 extern const struct apply_step apply_steps[];

@@ -266,6 +266,32 @@ buf_add_json(struct buf *b, const char *s)
 }
 
 void
+buf_add_visible(struct buf *b, const char *s, size_t len, const char *keep)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	uint32_t		 cp;
+	size_t			 i, n, need;
+
+	for (i = 0; i < len; i += n) {
+		/* the longest sequence p[i] starts must lie within len */
+		need = p[i] < 0xc0 ? 1 : p[i] < 0xe0 ? 2 : p[i] < 0xf0 ? 3 : 4;
+		n = need <= len - i ? buf_utf8_len(p + i, &cp) : 0;
+		if (n == 0 || n > len - i) {
+			buf_addf(b, "\\x%02x", p[i]);
+			n = 1;
+		} else if (cp == '\\')
+			buf_adds(b, "\\\\");
+		else if ((cp < 0x20 || cp == 0x7f) && (cp == 0 || keep == NULL ||
+		    strchr(keep, (int)cp) == NULL))
+			buf_addf(b, "\\x%02x", (unsigned)cp);
+		else if (cp >= 0x80 && cp <= 0x9f)
+			buf_addf(b, "\\u%04x", (unsigned)cp);
+		else
+			buf_add(b, p + i, n);
+	}
+}
+
+void
 buf_add_html(struct buf *b, const char *s)
 {
 	for (; *s != '\0'; s++) {

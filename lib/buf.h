@@ -48,6 +48,15 @@ void	 buf_vaddf(struct buf *, const char *, va_list)
 void	 buf_add_shquote(struct buf *, const char *s);
 /* Append `s` as a JSON string literal, quotes included. */
 void	 buf_add_json(struct buf *, const char *s);
+/*
+ * Append `len` bytes of text from elsewhere (a node, a lock's owner file)
+ * so that it shows as what it is on a terminal: control characters, DEL
+ * and bytes that are not UTF-8 as \xHH, C1 controls as \uHHHH, a
+ * backslash as \\.  Control characters in `keep` ("\n\t", or NULL for
+ * none) pass as they are.
+ */
+void	 buf_add_visible(struct buf *, const char *s, size_t len,
+	    const char *keep);
 /* Append `s` escaped for HTML text and attribute values. */
 void	 buf_add_html(struct buf *, const char *s);
 /* Strip trailing whitespace. */

@@ -150,12 +150,21 @@ k8s_prereqs_put() {
 	fi
 }
 
-# The token of the saved join command is still valid.
+# The token of the saved join command is still valid.  awk reads it from
+# the file and compares: the token is never an argument (ps shows those).
 k8s_join_ok() {
 	[ -s "$K8S_OUT" ] && file_meta_ok "$K8S_OUT" 0600 root:root || prov_why "$K8S_OUT is missing" || return 1
-	_kjo_tok=$(sed -n 's/.*--token \([^ ]*\).*/\1/p' "$K8S_OUT")
-	kubeadm token list 2>/dev/null | awk 'NR > 1 { print $1 }' | grep -qxF "$_kjo_tok" ||
+	kubeadm token list 2>/dev/null | awk '
+		NR == FNR { for (i = 1; i < NF; i++) if ($i == "--token") t = $(i + 1); next }
+		FNR > 1 && t != "" && $1 == t { found = 1 }
+		END { exit !found }' "$K8S_OUT" - ||
 		prov_why "the join token has expired"
+}
+
+# The join command's token (and certificate key) are secrets: the engine
+# hides them from every log (it also knows the shape of a kubeadm token).
+k8s_join_secret() {
+	prov_secret "$(sed -n 's/.*--token \([^ ]*\).*/\1/p' "$1")"
 }
 
 # k8s_apply_manifest URL NAMESPACE DAEMONSET [OLD NEW]...: apply the
@@ -249,6 +258,7 @@ k8s_control_apply() {
 			mv -f "$K8S_OUT.new" "$K8S_OUT"
 		prov_changed
 	fi
+	k8s_join_secret "$K8S_OUT"
 }
 
 k8s_worker_ok() {
@@ -262,6 +272,7 @@ k8s_worker_apply() {
 	[ -f "$K8S_KUBELET" ] && { systemctl is-active --quiet kubelet || { systemctl restart kubelet; prov_changed; }; return 0; }
 	_kwa_in=${PROV_SECRET_DIR:-/nonexistent}/join
 	[ -s "$_kwa_in" ] || prov_fail "no join command from the control plane in PROV_SECRET_DIR"
+	k8s_join_secret "$_kwa_in"
 	_kwa_ep=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "join") { print $(i + 1); exit } }' "$_kwa_in")
 	_kwa_tok=$(sed -n 's/.*--token \([^ ]*\).*/\1/p' "$_kwa_in")
 	_kwa_hash=$(sed -n 's/.*--discovery-token-ca-cert-hash \([^ ]*\).*/\1/p' "$_kwa_in")

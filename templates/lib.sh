@@ -56,6 +56,29 @@ prov_changed() {
 	PROV_CHANGED=1
 }
 
+# prov_secret VALUE: under `provision apply`, the engine hides VALUE from
+# everything it logs, shows or stores from now on, on every node (docs/
+# templates.md).  Declare a secret before anything could print it.  The
+# value goes hex-encoded on this step's own output, which the engine reads
+# and never passes on; printf is a builtin, so it is in no argv.  Run by
+# hand (no engine listening, PROV_REDACT unset), it does nothing.
+prov_secret() {
+	[ "${PROV_REDACT:-0}" = 1 ] || return 0
+	_psc=$(printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n')
+	printf '\n\036provision secret %s\n' "$_psc"
+	printf '\n\036provision secret %s\n' "$_psc" >&2
+	_psc=
+}
+
+# prov_secret_file FILE: the same for a file's contents (a key).
+prov_secret_file() {
+	[ "${PROV_REDACT:-0}" = 1 ] || return 0
+	_psc=$(od -An -v -tx1 <"$1" | tr -d ' \n') || return 1
+	printf '\n\036provision secret %s\n' "$_psc"
+	printf '\n\036provision secret %s\n' "$_psc" >&2
+	_psc=
+}
+
 prov_finish() {
 	PROV_DONE=1
 	case $1 in

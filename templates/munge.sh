@@ -2,7 +2,8 @@
 # templates/munge.sh: MUNGE, Slurm's authentication.  The head makes the key
 # (once) and leaves a copy in /etc/provision/out/munge.key for the engine,
 # which hands it to every other node as $PROV_SECRET_DIR/munge.key.  The key
-# never appears in output, logs or argv.
+# never appears in output, logs or argv (and is declared secret to the
+# engine, which would hide it if a tool printed it).
 
 MUNGE_KEY=/etc/munge/munge.key
 MUNGE_OUT=$PROV_OUT_DIR/munge.key
@@ -59,6 +60,7 @@ step_apply() {
 			mv -f "$MUNGE_KEY.new" "$MUNGE_KEY"
 			prov_changed
 		fi
+		prov_secret_file "$MUNGE_KEY"
 	else
 		file_copy "$PROV_SECRET_DIR/munge.key" "$MUNGE_KEY" 0400 munge:munge
 	fi

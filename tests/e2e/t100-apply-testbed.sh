@@ -3,7 +3,9 @@
 # workers become a Slurm cluster with node exporter and Prometheus, a
 # second apply changes nothing, a worker lost in the middle of a run fails
 # alone and --resume finishes only what is missing, and no secret (the
-# munge key) reaches a log, the state, the run folder or a process list.
+# munge key) reaches a log, the -v output, the state, the run folder or a
+# process list, all of them the operator's alone (t104 has a step that
+# prints its secrets).
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
@@ -34,7 +36,7 @@ check "check passes" "$PROVISION" check -q "$PLAN"
 # Capture every process's arguments while apply runs: secrets must not be there.
 ( while :; do ps -eo args >> "$OUT/ps.txt" 2>/dev/null; sleep 0.2; done ) &
 PSPID=$!
-"$PROVISION" apply --plain --state-dir "$STATE" "$PLAN" > "$OUT/apply1.txt" 2>&1
+"$PROVISION" apply -v --plain --state-dir "$STATE" "$PLAN" > "$OUT/apply1.txt" 2>&1
 rc=$?
 kill "$PSPID" 2>/dev/null; PSPID=
 if [ $rc -eq 0 ]; then ok "first apply succeeds"; else not_ok "first apply succeeds (exit $rc)"; sed 's/^/# /' "$OUT/apply1.txt" | tail -30; fi
@@ -64,7 +66,15 @@ rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$OUT/apply2.txt" &&
 	ok "second apply: 0 changed" || { not_ok "second apply: 0 changed (exit $rc)"; grep -E 'changed|failed' "$OUT/apply2.txt" | sed 's/^/# /' | head; }
 
-# Secrets: the head's munge key appears in no file of the run and no process list.
+# The state and run folders are the operator's alone: folders 0700, the
+# state, the logs and the facts 0600.
+bad=$(cd "$STATE" && find . \( -type d ! -perm 700 \) -o \( -type f ! -perm 600 \) -printf '%m %P\n')
+[ -z "$bad" ] && [ -n "$(find "$STATE" -name head-01.log)" ] &&
+	ok "state and run folders 0700, their files 0600" ||
+	{ not_ok "state and run folders 0700, their files 0600"; echo "$bad" | sed 's/^/# /' | head; }
+
+# Secrets: the head's munge key appears in no file of the run, no -v
+# output and no process list.
 on 127.0.10.1 "base64 -w0 /etc/munge/munge.key" > "$OUT/key.b64"
 python3 - "$OUT/key.b64" "$STATE" "$OUT/ps.txt" "$OUT/apply1.txt" "$OUT/apply2.txt" <<'PY' && ok "munge key in no log, state, run folder or process list" || not_ok "munge key leaked"
 import base64, os, sys

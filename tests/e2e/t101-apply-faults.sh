@@ -40,8 +40,8 @@ t101_cleanup() {
 		kill_sleep "$f"
 	done
 	mountpoint -q "$FULL" 2>/dev/null && umount "$FULL"
-	rm -rf /var/lock/provision.t101-n1.lock /var/lock/provision.t101-n2.lock \
-	    /var/lock/provision.t101-n3.lock /var/lock/provision.t101-n4.lock
+	rm -rf /run/provision/lock.t101-n1 /run/provision/lock.t101-n2 \
+	    /run/provision/lock.t101-n3 /run/provision/lock.t101-n4
 	[ -n "${SSHT_KEEP:-}" ] || rm -rf "$T"
 	sshd_cleanup
 }
@@ -143,13 +143,13 @@ fresh() {
 	done
 	if [ -n "$(locks)" ]; then
 		echo "# locks left: $(locks)"
-		rm -rf /var/lock/provision.t101-n*.lock
+		rm -rf /run/provision/lock.t101-n*
 	fi
 }
 
 # locks: the node locks of this test there are now, on one line
 locks() {
-	for l in /var/lock/provision.t101-n*.lock; do
+	for l in /run/provision/lock.t101-n*; do
 		[ -e "$l" ] && printf '%s ' "$l"
 	done
 }
@@ -400,8 +400,8 @@ if grep -q "fault-step: stalling now (stdout)" "$log" &&
 else
 	not_ok "stall: log"; show "$log"
 fi
-owner=$(cat /var/lock/provision.t101-n2.lock/owner 2>/dev/null)
-if [ -n "$owner" ] && [ "$(locks)" = "/var/lock/provision.t101-n2.lock " ]; then
+owner=$(cat /run/provision/lock.t101-n2/owner 2>/dev/null)
+if [ -n "$owner" ] && [ "$(locks)" = "/run/provision/lock.t101-n2 " ]; then
 	ok "stall: t101-n2 keeps its lock (the step may still run there), the others' are released"
 else
 	not_ok "stall: locks $(locks)"
@@ -577,7 +577,7 @@ apply_bg "$S" "$P"
 for n in $NODES; do wait_file "$T/$n/base.started" 10; done
 kill -9 "$apid"
 { wait "$apid"; } 2>/dev/null
-owner=$(cat /var/lock/provision.t101-n2.lock/owner 2>/dev/null)
+owner=$(cat /run/provision/lock.t101-n2/owner 2>/dev/null)
 case $owner in
 "run="*" host=$(uname -n) pid=$apid since="*) ok "kill -9: t101-n2's lock stays ($owner)" ;;
 *) not_ok "kill -9: lock owner '$owner'" ;;
@@ -602,12 +602,13 @@ same "$S/state.json" "done; t101-n1 $OKCH; t101-n2 $OKCH; t101-n3 $OKCH" \
 no_locks "the locks are released at the end"
 
 echo "# 7: a live apply's lock on this host, and a lock from another host"
-mkdir /var/lock/provision.t101-n3.lock
+mkdir -p -m 0700 /run/provision
+mkdir /run/provision/lock.t101-n3
 echo "run=20261130T000000Z-$$ host=$(uname -n) pid=$$ since=1764460800" \
-    >/var/lock/provision.t101-n3.lock/owner
+    >/run/provision/lock.t101-n3/owner
 foreign="run=20260101T000000Z-4242 host=elsewhere.example pid=4242 since=1767225600"
-mkdir /var/lock/provision.t101-n2.lock
-echo "$foreign" >/var/lock/provision.t101-n2.lock/owner
+mkdir /run/provision/lock.t101-n2
+echo "$foreign" >/run/provision/lock.t101-n2/owner
 rm -f "$T"/t101-n*/runs
 apply "$S" "$P"
 keep 7-locked
@@ -628,12 +629,12 @@ case $m in
 "locked by another apply (run=20261130T000000Z-$$ host=$(uname -n) pid=$$ "*) ok "a live apply's lock on this host is not taken over" ;;
 *) not_ok "live lock: message '$m'" ;;
 esac
-if [ "$(cat /var/lock/provision.t101-n2.lock/owner)" = "$foreign" ]; then
+if [ "$(cat /run/provision/lock.t101-n2/owner)" = "$foreign" ]; then
 	ok "the foreign lock is left as it was"
 else
 	not_ok "foreign lock touched"
 fi
-rm -rf /var/lock/provision.t101-n3.lock
+rm -rf /run/provision/lock.t101-n3
 apply "$S" --break-lock "$P"
 if [ "$rc" = 0 ] &&
     grep -q "^t101-n2: breaking the lock ($foreign): taken over$" "$E" &&

@@ -445,6 +445,44 @@ START_TEST(test_buf_html)
 }
 END_TEST
 
+/* Foreign text made visible. */
+
+static const struct {
+	const char	*in;
+	size_t		 len;		/* 0: strlen */
+	const char	*keep;
+	const char	*want;
+} visible_cases[] = {
+	{ "run=x host=h pid=1", 0, NULL, "run=x host=h pid=1" },
+	/* a lock's owner that would clear the screen and retitle it */
+	{ "owner \033[2J\033]0;pwned\007", 0, NULL,
+	  "owner \\x1b[2J\\x1b]0;pwned\\x07" },
+	{ "a\r\nb\tc", 0, NULL, "a\\x0d\\x0ab\\x09c" },
+	{ "a\r\nb\tc", 0, "\n\t", "a\\x0d\nb\tc" },
+	{ "back\\slash", 0, NULL, "back\\\\slash" },
+	{ "nul\0in", 6, "\n", "nul\\x00in" },
+	{ "del\177", 0, NULL, "del\\x7f" },
+	/* UTF-8 passes; C1 controls (U+009B is CSI) and stray bytes do not */
+	{ "caf\xc3\xa9", 0, NULL, "caf\xc3\xa9" },
+	{ "\xc2\x9b" "31m", 0, NULL, "\\u009b" "31m" },
+	{ "\x9b" "31m", 0, NULL, "\\x9b" "31m" },
+	{ "cut \xe2\x82", 0, NULL, "cut \\xe2\\x82" },
+	{ "\xe2\x82\xac", 2, NULL, "\\xe2\\x82" },
+};
+
+START_TEST(test_buf_visible)
+{
+	struct buf	b = BUF_INIT;
+	size_t		len = visible_cases[_i].len;
+
+	if (len == 0)
+		len = strlen(visible_cases[_i].in);
+	buf_add_visible(&b, visible_cases[_i].in, len, visible_cases[_i].keep);
+	ck_assert_str_eq(b.buf, visible_cases[_i].want);
+	buf_release(&b);
+}
+END_TEST
+
 /* rtrim. */
 
 static const struct {
@@ -698,6 +736,11 @@ buf_suite(void)
 
 	tc = tcase_create("html");
 	tcase_add_loop_test(tc, test_buf_html, 0, (int)ARRAY_SIZE(html_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("visible");
+	tcase_add_loop_test(tc, test_buf_visible, 0,
+	    (int)ARRAY_SIZE(visible_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rtrim");
