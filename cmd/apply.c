@@ -9,7 +9,9 @@
  * the state file being valid at every moment) and prints the summary.
  *
  * With --bundle FILE the nodes install from an offline bundle alone
- * (lib/offline.c): it is verified, its repository (and, where a container
+ * (lib/offline.c): it is verified (signed by the key the plan pins in
+ * offline.bundle_key, or accepted with --insecure-unsigned), its
+ * repository (and, where a container
  * engine runs, its images) copied to the nodes that lack it, and apply
  * runs on the nodes that have it.
  */
@@ -24,7 +26,9 @@
 #include "cmd.h"
 #include "fs.h"
 #include "hostlist.h"
+#include "bundle.h"
 #include "offline.h"
+#include "sig.h"
 #include "state.h"
 
 struct apply_cmd_opts {
@@ -42,6 +46,7 @@ struct apply_cmd_opts {
 	const char	*bundle;
 	int		 no_reboot;
 	long		 reboot_parallel;
+	int		 insecure_unsigned;
 };
 
 static const struct opt_spec apply_opts_spec[] = {
@@ -77,6 +82,9 @@ static const struct opt_spec apply_opts_spec[] = {
 	{ "bundle", 0, OPT_STR, offsetof(struct apply_cmd_opts, bundle), "FILE",
 	  "install from this offline bundle alone, never from the network "
 	  "(docs/bundle.md)" },
+	{ "insecure-unsigned", 0, OPT_BOOL,
+	  offsetof(struct apply_cmd_opts, insecure_unsigned), NULL,
+	  "--bundle: accept a bundle that no key pinned in the plan signed" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -277,6 +285,8 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	struct offline_bundle	 ob = OFFLINE_BUNDLE_INIT;
 	struct offline_push	 push = OFFLINE_PUSH_INIT;
 	struct offline_opts	 oo = OFFLINE_OPTS_INIT;
+	struct bundle_trust	 trust = { NULL, 0 };
+	struct sig_key		*pin = NULL;
 	struct prov_err		 err = PROV_ERR_INIT;
 	const char		**ok = NULL;
 	size_t			 i, k = 0;
@@ -284,7 +294,16 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 
 	*apt_repo = *nodes = NULL;
 	*lost = 0;
-	if (offline_prepare(&ob, o->bundle, workdir, &err) != 0) {
+	if (ctx->plan->offline.bundle_key != NULL &&
+	    sig_key_load(&pin, ctx->plan->offline.bundle_key, SIG_PUBLIC,
+	    &err) != 0) {
+		fprintf(ctx->err, "provision apply: offline.bundle_key: %s\n",
+		    err.msg);
+		goto out;
+	}
+	trust.pinned = pin;
+	trust.insecure_unsigned = o->insecure_unsigned;
+	if (offline_prepare(&ob, o->bundle, workdir, &trust, &err) != 0) {
 		fprintf(ctx->err, "provision apply: %s\n", err.msg);
 		for (i = 1; i < ob.problems.n; i++)
 			fprintf(ctx->err, "provision apply: bad: %s\n",
@@ -296,6 +315,7 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		    err.msg);
 		goto out;
 	}
+	fprintf(ctx->out, "bundle %s: %s\n", ob.id, ob.trust);
 	fprintf(ctx->out, "bundle %s: %s verified, %zu packages", ob.id,
 	    o->bundle, ob.debs);
 	if (ob.nimages > 0)
@@ -352,6 +372,7 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	r = 0;
 out:
 	free(ok);
+	sig_key_free(pin);
 	offline_push_release(&push);
 	offline_bundle_release(&ob);
 	prov_err_release(&err);

@@ -10,6 +10,9 @@
  * (lib/oci.c) into the same cache and packed as an OCI image layout.
  * `--manifest-only` stops after resolving and prints the manifest;
  * `--verify FILE` reads an archive back and checks every member.
+ * `--sign KEY` signs the manifest (ed25519, lib/sig.c); --verify accepts
+ * a bundle signed by the key the plan pins (offline.bundle_key) or
+ * `--key FILE` gives, else only with `--insecure-unsigned`.
  * Exit 0 on success, 1 when something could not be fetched, packed or
  * verified, 2 on bad usage or an unreadable plan.
  */
@@ -22,6 +25,7 @@
 #include "cmd.h"
 #include "fs.h"
 #include "pxe.h"
+#include "sig.h"
 
 struct bundle_cmd_opts {
 	const char	*out;
@@ -29,6 +33,8 @@ struct bundle_cmd_opts {
 	const char	*verify;
 	const char	*arch;
 	const char	*templates;
+	const char	*sign;
+	const char	*key;
 	struct strvec	 sources;
 	struct strvec	 packages;
 	struct strvec	 mirrors;
@@ -40,6 +46,7 @@ struct bundle_cmd_opts {
 	int		 allow_missing;
 	int		 no_images;
 	int		 quiet;
+	int		 insecure_unsigned;
 };
 
 static const struct opt_spec bundle_opts_spec[] = {
@@ -51,7 +58,15 @@ static const struct opt_spec bundle_opts_spec[] = {
 	  offsetof(struct bundle_cmd_opts, manifest_only), NULL,
 	  "resolve and print the manifest; fetch and pack nothing" },
 	{ "verify", 0, OPT_STR, offsetof(struct bundle_cmd_opts, verify),
-	  "FILE", "check an archive against its manifest (no PLAN)" },
+	  "FILE", "check an archive against its manifest and its signature "
+	  "(the key: the PLAN's offline.bundle_key or --key)" },
+	{ "sign", 0, OPT_STR, offsetof(struct bundle_cmd_opts, sign), "KEY",
+	  "sign the bundle with this ed25519 private key (PEM, mode 0600)" },
+	{ "key", 0, OPT_STR, offsetof(struct bundle_cmd_opts, key), "FILE",
+	  "--verify: the public key (PEM) the bundle must be signed with" },
+	{ "insecure-unsigned", 0, OPT_BOOL,
+	  offsetof(struct bundle_cmd_opts, insecure_unsigned), NULL,
+	  "--verify: accept a bundle no pinned key vouches for" },
 	{ "source", 0, OPT_LIST, offsetof(struct bundle_cmd_opts, sources),
 	  "LINE", "apt source 'deb [opts] URL SUITE COMP...' (repeatable; "
 	  "replaces the defaults)" },
@@ -100,8 +115,8 @@ cmd_bundle_init(void *optsp)
 static int cmd_bundle_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_bundle_entry = {
-	"bundle", NULL, "-o FILE [--cache DIR] [--manifest-only] PLAN | "
-	"--verify FILE",
+	"bundle", NULL, "-o FILE [--sign KEY] [--cache DIR] [--manifest-only] "
+	"PLAN | --verify FILE [--key FILE | PLAN] [--insecure-unsigned]",
 	"fetch every package the plan needs and pack an offline bundle",
 	bundle_opts_spec, sizeof(struct bundle_cmd_opts), cmd_bundle_init,
 	CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL, cmd_bundle_exec
@@ -186,27 +201,101 @@ cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
 	fflush(out);
 }
 
+/*
+ * The public key bundles must be signed with: --key, else the plan's
+ * offline.bundle_key, else none (*out NULL).  -1 (printed) when it cannot
+ * be read.
+ */
 static int
-cmd_bundle_verify(struct cmd_ctx *ctx, const char *path)
+cmd_bundle_pin(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
+    struct sig_key **out)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	const char	*path = o->key;
+
+	*out = NULL;
+	if (path == NULL && ctx->plan != NULL)
+		path = ctx->plan->offline.bundle_key;
+	if (path == NULL)
+		return 0;
+	if (sig_key_load(out, path, SIG_PUBLIC, &err) == 0)
+		return 0;
+	fprintf(ctx->err, "provision bundle: %s%s\n", o->key == NULL ?
+	    "offline.bundle_key: " : "", err.msg);
+	prov_err_release(&err);
+	return -1;
+}
+
+static int
+cmd_bundle_verify(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o)
 {
 	struct bundle_check	chk = BUNDLE_CHECK_INIT;
+	struct bundle_trust	trust = { NULL, 0 };
+	struct sig_key		*pin = NULL;
 	struct prov_err		err = PROV_ERR_INIT;
 	size_t			i;
 	int			r = PROV_EXIT_FAIL;
 
-	if (bundle_verify(&chk, path, &err) != 0) {
+	if (cmd_bundle_pin(ctx, o, &pin) != 0)
+		return PROV_EXIT_USAGE;
+	trust.pinned = pin;
+	trust.insecure_unsigned = o->insecure_unsigned;
+	if (bundle_verify(&chk, o->verify, &trust, &err) != 0) {
 		fprintf(ctx->err, "provision bundle: ");
 		prov_err_print(&err, ctx->err);
 		goto out;
 	}
 	for (i = 0; i < chk.problems.n; i++)
 		fprintf(ctx->out, "bad: %s\n", chk.problems.v[i]);
-	fprintf(ctx->out, "%s: %zu files, %zu packages: %s\n", path,
-	    chk.members, chk.artifacts, chk.problems.n == 0 ? "ok" :
-	    "does not match its manifest");
+	if (chk.problems.n == 0)
+		fprintf(ctx->out, "%s: %zu files, %zu packages: ok, %s\n",
+		    o->verify, chk.members, chk.artifacts, chk.trust);
+	else
+		fprintf(ctx->out, "%s: %zu files, %zu packages: refused\n",
+		    o->verify, chk.members, chk.artifacts);
 	r = chk.problems.n == 0 ? 0 : PROV_EXIT_FAIL;
 out:
+	sig_key_free(pin);
 	bundle_check_release(&chk);
+	prov_err_release(&err);
+	return r;
+}
+
+/*
+ * --sign: the private key, checked against the plan's pin so that a
+ * bundle apply would refuse is never made.  -1 (printed) on error.
+ */
+static int
+cmd_bundle_signer(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
+    struct sig_key **out)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct sig_key	*pin = NULL;
+	int		 r = -1;
+
+	*out = NULL;
+	if (o->sign == NULL)
+		return 0;
+	if (sig_key_load(out, o->sign, SIG_PRIVATE, &err) != 0) {
+		fprintf(ctx->err, "provision bundle: --sign: %s\n", err.msg);
+		goto out;
+	}
+	if (cmd_bundle_pin(ctx, o, &pin) != 0)
+		goto out;
+	if (pin != NULL && !sig_key_same(pin, *out)) {
+		fprintf(ctx->err, "provision bundle: --sign: key %s is not the "
+		    "one the plan pins (offline.bundle_key: %s): apply would "
+		    "refuse the bundle\n", sig_key_fingerprint(*out),
+		    sig_key_fingerprint(pin));
+		goto out;
+	}
+	r = 0;
+out:
+	if (r != 0) {
+		sig_key_free(*out);
+		*out = NULL;
+	}
+	sig_key_free(pin);
 	prov_err_release(&err);
 	return r;
 }
@@ -221,6 +310,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct prov_err			 err = PROV_ERR_INIT;
 	struct buf			 m = BUF_INIT;
 	char				*cache = NULL, *templates = NULL;
+	struct sig_key			*signer = NULL;
 	int64_t				 total = 0;
 	size_t				 i;
 	int				 r = PROV_EXIT_FAIL;
@@ -229,16 +319,22 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_bundle_entry, "unexpected "
 		    "argument '%s'", argv[0]);
 	if (o->verify != NULL) {
-		if (ctx->plan != NULL || o->out != NULL)
+		if (o->out != NULL || o->sign != NULL)
 			return cmd_usage_error(ctx, &cmd_bundle_entry,
-			    "--verify takes only the archive");
-		return cmd_bundle_verify(ctx, o->verify);
+			    "--verify takes the archive, and a key or a plan");
+		return cmd_bundle_verify(ctx, o);
 	}
+	if (o->key != NULL || o->insecure_unsigned)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "--key and "
+		    "--insecure-unsigned go with --verify");
 	if (ctx->plan == NULL)
 		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing plan "
 		    "file");
 	if (o->out == NULL && !o->manifest_only)
 		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing -o FILE");
+	/* a key that cannot sign fails now, not after the downloads */
+	if (cmd_bundle_signer(ctx, o, &signer) != 0)
+		return PROV_EXIT_USAGE;
 	if (o->cache != NULL)
 		cache = xstrdup(o->cache);
 	else {
@@ -263,6 +359,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	bo.allow_missing = o->allow_missing;
 	bo.registry_mirrors = &o->mirrors;
 	bo.images = &o->images;
+	bo.sign_key = signer;
 	memset(&pr, 0, sizeof pr);
 	pr.ctx = ctx;
 	pr.quiet = o->quiet;
@@ -321,6 +418,14 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "fetched, %zu from the cache), %lld bytes\n", o->out, b.n,
 		    b.nimgs, b.nimgs == 1 ? "" : "s", pr.fetched, pr.cached,
 		    (long long)total);
+	if (signer != NULL)
+		fprintf(ctx->out, "%s: signed by key %s\n", o->out,
+		    sig_key_fingerprint(signer));
+	else
+		fprintf(ctx->err, "provision bundle: warning: %s is not "
+		    "signed: apply --bundle refuses it without "
+		    "--insecure-unsigned (sign with --sign KEY, "
+		    "docs/bundle.md)\n", o->out);
 	r = 0;
 	goto out;
 fail:
@@ -331,6 +436,7 @@ out:
 	bundle_release(&b);
 	prov_err_release(&err);
 	buf_release(&m);
+	sig_key_free(signer);
 	free(cache);
 	free(templates);
 	return r;

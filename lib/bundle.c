@@ -42,6 +42,7 @@
 #include "oci.h"
 #include "plan.h"
 #include "render.h"
+#include "sig.h"
 #include "str.h"
 #include "strmap.h"
 #include "strvec.h"
@@ -1997,6 +1998,31 @@ bundle_steps(struct strvec *out, const char *dir, struct prov_err *err)
 	return 0;
 }
 
+/*
+ * The manifest names every other member with its digest, so signing it
+ * signs the bundle: BUNDLE_SIG, and the signer's public key to say whose.
+ */
+static int
+bundle_pack_sign(struct arc_writer *w, const struct sig_key *key,
+    const struct buf *manifest, struct prov_err *err)
+{
+	struct buf	sig = BUF_INIT, pem = BUF_INIT;
+	int		r = -1;
+
+	if (sig_sign(&sig, key, manifest->buf, manifest->len, err) != 0 ||
+	    sig_key_public_pem(&pem, key, err) != 0 ||
+	    arc_writer_add_buf(w, BUNDLE_SIG, sig.buf, sig.len, 0644,
+	    err) != 0 ||
+	    arc_writer_add_buf(w, BUNDLE_SIG_KEY, pem.buf, pem.len, 0644,
+	    err) != 0)
+		goto out;
+	r = 0;
+out:
+	buf_release(&sig);
+	buf_release(&pem);
+	return r;
+}
+
 int
 bundle_pack(const struct bundle *b, const struct plan *p, const char *out,
     const struct bundle_opts *o, struct prov_err *err)
@@ -2096,6 +2122,9 @@ bundle_pack(const struct bundle *b, const struct plan *p, const char *out,
 	if (arc_writer_add_buf(pk.w, "manifest.json", tmp.buf, tmp.len, 0644,
 	    err) != 0)
 		goto out;
+	if (o->sign_key != NULL && bundle_pack_sign(pk.w, o->sign_key, &tmp,
+	    err) != 0)
+		goto out;
 	if (arc_writer_commit(pk.w, err) != 0)
 		goto out;
 	r = 0;
@@ -2124,8 +2153,9 @@ struct bundle_vctx {
 	struct bundle_seen	*v;
 	size_t			 n, alloc;
 	struct strmap		 map;		/* name -> index + 1 */
-	struct buf		 manifest, packages;
+	struct buf		 manifest, packages, sig, sig_key;
 	int			 have_manifest, have_packages;
+	int			 have_sig, have_sig_key;
 	struct bundle_check	*chk;
 };
 
@@ -2154,6 +2184,16 @@ bundle_verify_member(void *arg, const struct arc_member *m,
 		buf_reset(&v->packages);
 		buf_add(&v->packages, m->data, m->len);
 		v->have_packages = 1;
+	}
+	if (strcmp(m->name, BUNDLE_SIG) == 0 && m->data != NULL) {
+		buf_reset(&v->sig);
+		buf_add(&v->sig, m->data, m->len);
+		v->have_sig = 1;
+	}
+	if (strcmp(m->name, BUNDLE_SIG_KEY) == 0 && m->data != NULL) {
+		buf_reset(&v->sig_key);
+		buf_add(&v->sig_key, m->data, m->len);
+		v->have_sig_key = 1;
 	}
 	ALLOC_GROW(v->v, v->n + 1, v->alloc);
 	s = &v->v[v->n];
@@ -2278,12 +2318,83 @@ bundle_verify_packages(struct bundle_vctx *v)
 	}
 }
 
+/*
+ * Whom the manifest (and so every member) comes from, against `t`: a
+ * problem when it is refused, chk->trust saying why when it is not.
+ */
+static void
+bundle_verify_trust(struct bundle_vctx *v, const struct bundle_trust *t)
+{
+	struct bundle_check	*chk = v->chk;
+	const struct sig_key	*pin = t != NULL ? t->pinned : NULL;
+	int			 insecure = t != NULL && t->insecure_unsigned;
+	struct sig_key		*signer = NULL;
+	struct prov_err		 e = PROV_ERR_INIT;
+	const char		*fp;
+
+	if (!v->have_sig && !v->have_sig_key) {
+		if (pin != NULL)
+			strvec_pushf(&chk->problems, "the bundle is not "
+			    "signed, and the plan pins key %s (sign it: "
+			    "provision bundle --sign KEY)",
+			    sig_key_fingerprint(pin));
+		else if (insecure)
+			chk->trust = xstrdup("accepted unsigned because "
+			    "--insecure-unsigned");
+		else
+			strvec_push(&chk->problems, "the bundle is not signed: "
+			    "anyone who could change it on its way could run "
+			    "code on every node (sign it with provision bundle "
+			    "--sign KEY and pin the public key in the plan, "
+			    "offline: { bundle_key: FILE }; or accept it "
+			    "unsigned with --insecure-unsigned)");
+		return;
+	}
+	if (!v->have_sig || !v->have_sig_key) {
+		strvec_pushf(&chk->problems, "the signature is incomplete: %s "
+		    "without %s", v->have_sig ? BUNDLE_SIG : BUNDLE_SIG_KEY,
+		    v->have_sig ? BUNDLE_SIG_KEY : BUNDLE_SIG);
+		return;
+	}
+	if (sig_key_from_pem(&signer, v->sig_key.buf, v->sig_key.len,
+	    &e) != 0) {
+		strvec_pushf(&chk->problems, "%s: %s", BUNDLE_SIG_KEY, e.msg);
+		goto out;
+	}
+	fp = sig_key_fingerprint(signer);
+	if (pin != NULL && !sig_key_same(pin, signer)) {
+		strvec_pushf(&chk->problems, "signed by key %s, not by the key "
+		    "the plan pins, %s", fp, sig_key_fingerprint(pin));
+		goto out;
+	}
+	if (!sig_verify(signer, v->manifest.buf, v->manifest.len, v->sig.buf,
+	    v->sig.len)) {
+		strvec_pushf(&chk->problems, "the signature of key %s does not "
+		    "match manifest.json: the bundle was changed after it was "
+		    "signed", fp);
+		goto out;
+	}
+	if (pin != NULL)
+		chk->trust = xasprintf("signed by key %s (the pinned key)", fp);
+	else if (insecure)
+		chk->trust = xasprintf("signed by key %s, which no pinned key "
+		    "vouches for: accepted because --insecure-unsigned", fp);
+	else
+		strvec_pushf(&chk->problems, "signed by key %s, but no key is "
+		    "pinned to check it against (pin it in the plan, offline: "
+		    "{ bundle_key: FILE }, or give bundle --verify --key FILE)",
+		    fp);
+out:
+	prov_err_release(&e);
+	sig_key_free(signer);
+}
+
 int
 bundle_verify(struct bundle_check *chk, const char *path,
-    struct prov_err *err)
+    const struct bundle_trust *trust, struct prov_err *err)
 {
 	static const char *const keep[] = { "manifest.json", "repo/Packages",
-	    NULL };
+	    BUNDLE_SIG, BUNDLE_SIG_KEY, NULL };
 	struct bundle_vctx	 v;
 	struct yml_doc		 doc;
 	struct prov_errs	 errs = PROV_ERRS_INIT;
@@ -2294,6 +2405,8 @@ bundle_verify(struct bundle_check *chk, const char *path,
 	v.map = (struct strmap)STRMAP_INIT;
 	v.manifest = (struct buf)BUF_INIT;
 	v.packages = (struct buf)BUF_INIT;
+	v.sig = (struct buf)BUF_INIT;
+	v.sig_key = (struct buf)BUF_INIT;
 	v.chk = chk;
 	yml_doc_init(&doc);
 	if (arc_scan(path, keep, BUNDLE_OUT_MAX, bundle_verify_member, &v,
@@ -2304,6 +2417,9 @@ bundle_verify(struct bundle_check *chk, const char *path,
 		r = 0;
 		goto out;
 	}
+	if (arc_sha256_buf(chk->manifest_sha256, v.manifest.buf,
+	    v.manifest.len, err) != 0)
+		goto out;
 	if (yml_load(&doc, "manifest.json", v.manifest.buf, v.manifest.len,
 	    &errs) != 0 || errs.n > 0 || doc.root == NULL ||
 	    doc.root->kind != YML_MAP) {
@@ -2326,9 +2442,12 @@ bundle_verify(struct bundle_check *chk, const char *path,
 		strvec_push(&chk->problems, "no repo/Packages in the archive");
 	for (i = 0; i < v.n; i++)
 		if (!(v.v[i].expected & 1) &&
-		    strcmp(v.v[i].name, "manifest.json") != 0)
+		    strcmp(v.v[i].name, "manifest.json") != 0 &&
+		    strcmp(v.v[i].name, BUNDLE_SIG) != 0 &&
+		    strcmp(v.v[i].name, BUNDLE_SIG_KEY) != 0)
 			strvec_pushf(&chk->problems, "'%s' is in the archive "
 			    "but not in the manifest", v.v[i].name);
+	bundle_verify_trust(&v, trust);
 	r = 0;
 out:
 	for (i = 0; i < v.n; i++)
@@ -2337,6 +2456,8 @@ out:
 	strmap_clear(&v.map);
 	buf_release(&v.manifest);
 	buf_release(&v.packages);
+	buf_release(&v.sig);
+	buf_release(&v.sig_key);
 	yml_doc_release(&doc);
 	prov_errs_release(&errs);
 	return r;
@@ -2348,6 +2469,8 @@ bundle_check_release(struct bundle_check *c)
 	if (c == NULL)
 		return;
 	strvec_clear(&c->problems);
+	free(c->trust);
+	c->trust = NULL;
 	c->members = c->artifacts = 0;
 }
 

@@ -25,7 +25,12 @@
  *	bundle_release(&b);
  *
  * bundle_verify() reads an archive back and checks every member against
- * its manifest.  A file whose size or SHA-256 differs from the index is
+ * its manifest, and the manifest against its signature: with
+ * bundle_opts.sign_key, bundle_pack() signs the manifest (ed25519, sig.h)
+ * and packs the signature and the signer's public key beside it; a
+ * bundle is then trusted only when signed by the key the plan pins
+ * (offline.bundle_key), or, on the operator's word (--insecure-unsigned),
+ * without one.  A file whose size or SHA-256 differs from the index is
  * never moved into the cache, and never packed: bundle_pack() checks the
  * digest again as it streams each file in, and a mismatch leaves no
  * archive behind.
@@ -41,6 +46,13 @@
 #include "strvec.h"
 
 struct plan;
+struct sig_key;
+
+/* Members beside manifest.json when the bundle is signed. */
+#define BUNDLE_SIG		"manifest.sig"	/* 64 bytes: ed25519 of
+						   manifest.json */
+#define BUNDLE_SIG_KEY		"manifest.pub"	/* the signer's public key,
+						   PEM: informative only */
 
 /*
  * One .deb of the bundle, or one blob of a container image (`blob` set:
@@ -115,10 +127,12 @@ struct bundle_opts {
 						   fetched: not an error */
 	const struct strvec	*registry_mirrors;	/* "HOST=URL" */
 	const struct strvec	*images;	/* more than the plan needs */
+	const struct sig_key	*sign_key;	/* a private key: the pack is
+						   signed; NULL: unsigned */
 };
 
 #define BUNDLE_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, 0, -1, 0, 0, NULL, \
-	NULL }
+	NULL, NULL }
 
 /*
  * What the plan's steps install: for each step, the names its template's
@@ -185,13 +199,35 @@ struct bundle_check {
 	size_t		 members;	/* regular files read */
 	size_t		 artifacts;	/* .debs in the manifest */
 	struct strvec	 problems;	/* empty: the archive is good */
+	char		*trust;		/* why it is trusted: "signed by
+					   key SHA256:... (pinned)", "accepted
+					   unsigned because
+					   --insecure-unsigned"; NULL when
+					   refused (a problem says why) */
+	char		 manifest_sha256[65];	/* of the manifest read */
 };
 
-#define BUNDLE_CHECK_INIT { 0, 0, STRVEC_INIT }
+#define BUNDLE_CHECK_INIT { 0, 0, STRVEC_INIT, NULL, { 0 } }
 
-/* -1 when the archive cannot be read; problems are listed, not errors. */
+/* Whom a bundle must come from. */
+struct bundle_trust {
+	const struct sig_key	*pinned;	/* public key the plan pins
+						   (offline.bundle_key), or
+						   NULL */
+	int			 insecure_unsigned;	/* accept a bundle
+						   no pinned key vouches
+						   for */
+};
+
+/*
+ * -1 when the archive cannot be read; problems are listed, not errors.
+ * A bundle is refused (a problem) unless signed by `trust->pinned`, or
+ * trust->insecure_unsigned; a signature that does not match its manifest
+ * is refused always.  trust NULL: no key pinned, nothing insecure
+ * allowed.
+ */
 int	bundle_verify(struct bundle_check *, const char *path,
-	    struct prov_err *);
+	    const struct bundle_trust *trust, struct prov_err *);
 void	bundle_check_release(struct bundle_check *);
 
 void	bundle_release(struct bundle *);

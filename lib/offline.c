@@ -594,6 +594,8 @@ offline_bundle_tars(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 	}
 	memcpy(id, c.manifest_sha, OFFLINE_ID_LEN);
 	id[OFFLINE_ID_LEN] = '\0';
+	if (info != NULL)
+		memcpy(info->manifest_sha256, c.manifest_sha, ARC_SHA256_HEX);
 	if (info != NULL && stat(out, &st) == 0)
 		info->size = (int64_t)st.st_size;
 	if (info != NULL && c.img != NULL && c.nimg > 0) {
@@ -632,7 +634,8 @@ out:
 
 int
 offline_prepare(struct offline_bundle *ob, const char *path,
-    const char *workdir, struct prov_err *err)
+    const char *workdir, const struct bundle_trust *trust,
+    struct prov_err *err)
 {
 	struct bundle_check	 chk = BUNDLE_CHECK_INIT;
 	struct offline_tar_info	 info;
@@ -642,7 +645,7 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 	int			 r = -1;
 
 	memset(&info, 0, sizeof info);
-	if (bundle_verify(&chk, path, err) != 0)
+	if (bundle_verify(&chk, path, trust, err) != 0)
 		goto out;
 	if (chk.problems.n > 0) {
 		for (i = 0; i < chk.problems.n; i++)
@@ -665,6 +668,18 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 		(void)rmdir(dir);
 		goto out;
 	}
+	/* What was copied is checked against what was verified and signed. */
+	if (strcmp(info.manifest_sha256, chk.manifest_sha256) != 0) {
+		prov_err_set(err, PROV_E_ARCHIVE, "bundle '%s' changed while "
+		    "it was read (its manifest is not the one verified): "
+		    "refused", path);
+		(void)unlink(tar);
+		(void)unlink(images);
+		(void)rmdir(dir);
+		free(info.distro);
+		free(info.release);
+		goto out;
+	}
 	ob->tmpdir = dir;
 	ob->tar = tar;
 	dir = tar = NULL;
@@ -681,6 +696,8 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 	ob->distro = info.distro;
 	ob->release = info.release;
 	info.distro = info.release = NULL;
+	ob->trust = chk.trust;
+	chk.trust = NULL;
 	r = 0;
 out:
 	bundle_check_release(&chk);
@@ -735,6 +752,7 @@ offline_bundle_release(struct offline_bundle *ob)
 	free(ob->dir);
 	free(ob->distro);
 	free(ob->release);
+	free(ob->trust);
 	strvec_clear(&ob->problems);
 	memset(ob, 0, sizeof *ob);
 	ob->problems = (struct strvec)STRVEC_INIT;

@@ -39,6 +39,7 @@
 #include "err.h"
 #include "strvec.h"
 
+struct bundle_trust;
 struct plan;
 
 /* Where bundles live on a node: DIR/ID/{repo/,sources.list,.complete}. */
@@ -63,19 +64,24 @@ struct offline_bundle {
 	size_t		 debs;
 	char		*distro, *release;	/* the manifest's "os" */
 	struct strvec	 problems;	/* why bundle_verify() refused it */
+	char		*trust;		/* why it is trusted (bundle_check) */
 };
 
 #define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, \
-	NULL, NULL, STRVEC_INIT }
+	NULL, NULL, STRVEC_INIT, NULL }
 
 /*
- * Verify `path` and make its repo/ tar in a new private folder under
- * `workdir` (NULL: $TMPDIR or /tmp).  -1 with err when the bundle is
- * unreadable, refused (err says how many problems, ob->problems lists
- * each) or cannot be converted.
+ * Verify `path` (its members, and its signature against `trust`: see
+ * bundle_verify()) and make its repo/ tar in a new private folder under
+ * `workdir` (NULL: $TMPDIR or /tmp), from the manifest that was verified:
+ * a bundle changed between the two reads is refused.  -1 with err when
+ * the bundle is unreadable, refused (err says how many problems,
+ * ob->problems lists each) or cannot be converted; ob->trust says why it
+ * was accepted.
  */
 int	offline_prepare(struct offline_bundle *ob, const char *path,
-	    const char *workdir, struct prov_err *err);
+	    const char *workdir, const struct bundle_trust *trust,
+	    struct prov_err *err);
 /* -1 when the bundle was built for another OS than the plan's. */
 int	offline_check_plan(const struct offline_bundle *,
 	    const struct plan *, struct prov_err *err);
@@ -101,6 +107,7 @@ struct offline_tar_info {
 	char		*distro, *release;	/* caller frees */
 	size_t		 images;	/* images in the images tar (0: none) */
 	int64_t		 images_size;
+	char		 manifest_sha256[65];	/* of the manifest it read */
 };
 
 int	offline_bundle_tars(char id[OFFLINE_ID_LEN + 1],

