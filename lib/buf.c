@@ -281,8 +281,8 @@ buf_add_visible(struct buf *b, const char *s, size_t len, const char *keep)
 			n = 1;
 		} else if (cp == '\\')
 			buf_adds(b, "\\\\");
-		else if ((cp < 0x20 || cp == 0x7f) && (cp == 0 || keep == NULL ||
-		    strchr(keep, (int)cp) == NULL))
+		else if ((cp < 0x20 || cp == 0x7f) && (cp == 0 ||
+		    keep == NULL || strchr(keep, (int)cp) == NULL))
 			buf_addf(b, "\\x%02x", (unsigned)cp);
 		else if (cp >= 0x80 && cp <= 0x9f)
 			buf_addf(b, "\\u%04x", (unsigned)cp);

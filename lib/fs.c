@@ -163,16 +163,16 @@ fs_dir_safe(const char *dir, struct prov_err *err)
 		}
 		if (up_shared && !fs_trusted_owner(&st)) {
 			who = fs_owner_name(st.st_uid);
-			prov_err_set(err, PROV_E_SYS, "'%s' belongs to %s, in a "
-			    "folder other users can write: they could change "
-			    "what provision writes under '%s' (%s)", pre, who,
-			    dir, FS_SAFE_HINT);
+			prov_err_set(err, PROV_E_SYS, "'%s' belongs to %s, "
+			    "in a folder other users can write: they could "
+			    "change what provision writes under '%s' (%s)",
+			    pre, who, dir, FS_SAFE_HINT);
 			goto out;
 		}
 		if (i < len && fs_shared(&st) && !(st.st_mode & S_ISVTX)) {
-			prov_err_set(err, PROV_E_SYS, "'%s' lies in '%s', which "
-			    "other users can write (mode %04o, no sticky bit): "
-			    "they could swap it (%s)", dir, pre,
+			prov_err_set(err, PROV_E_SYS, "'%s' lies in '%s', "
+			    "which other users can write (mode %04o, no "
+			    "sticky bit): they could swap it (%s)", dir, pre,
 			    (unsigned)(st.st_mode & 07777), FS_SAFE_HINT);
 			goto out;
 		}

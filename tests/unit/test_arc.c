@@ -180,8 +180,8 @@ START_TEST(test_arc_write_refuses_corrupt)
 	char			*dir = test_arc_tmpdir();
 	char			*src = xasprintf("%s/src.bin", dir);
 	char			*out = xasprintf("%s/out.tar.zst", dir);
-	char			*ls = xasprintf("ls -A '%s' | grep -v '^src.bin$'",
-				    dir);
+	char			*ls = xasprintf("ls -A '%s' | "
+				    "grep -v '^src.bin$'", dir);
 	char			 want[ARC_SHA256_HEX];
 
 	ck_assert_int_eq(buf_write_file_atomic(src, "corrupt", 7, 0644), 0);

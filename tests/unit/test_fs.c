@@ -94,14 +94,19 @@ static const struct {
 	const char	*msg;		/* part of the refusal */
 } safe_cases[] = {
 	[D_OWN] = { "a 0700 folder of ours", 1, NULL },
-	[D_GROUP_W] = { "group-writable", 0, "can be written by other users (mode 0770)" },
-	[D_WORLD_W] = { "world-writable", 0, "can be written by other users (mode 0777)" },
-	[D_STICKY] = { "sticky like /tmp", 0, "a shared sticky folder like /tmp" },
-	[D_UNDER_SHARED] = { "ours, in a world-writable folder", 0, "no sticky bit" },
-	[D_LINK_IN_SHARED] = { "a link in a sticky folder", 0, "symbolic link" },
+	[D_GROUP_W] = { "group-writable", 0,
+	    "can be written by other users (mode 0770)" },
+	[D_WORLD_W] = { "world-writable", 0,
+	    "can be written by other users (mode 0777)" },
+	[D_STICKY] = { "sticky like /tmp", 0,
+	    "a shared sticky folder like /tmp" },
+	[D_UNDER_SHARED] = { "ours, in a world-writable folder", 0,
+	    "no sticky bit" },
+	[D_LINK_IN_SHARED] = { "a link in a sticky folder", 0,
+	    "symbolic link" },
 	[D_FOREIGN] = { "nobody's", 0, "belongs to user 'nobody'" },
-	[D_FOREIGN_IN_STICKY] = { "ours, inside nobody's folder in a sticky one", 0,
-	    "in a folder other users can write" },
+	[D_FOREIGN_IN_STICKY] = { "ours, in nobody's folder in a sticky one",
+	    0, "in a folder other users can write" },
 	[D_UNDER_STICKY] = { "ours, in a sticky folder", 1, NULL },
 	[D_NOT_DIR] = { "a file", 0, "not a folder" },
 };
@@ -234,7 +239,8 @@ fs_suite(void)
 	tcase_add_test(tc, test_fs_write_planted_link);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dirs");
-	tcase_add_loop_test(tc, test_fs_dir_safe, 0, (int)ARRAY_SIZE(safe_cases));
+	tcase_add_loop_test(tc, test_fs_dir_safe, 0,
+	    (int)ARRAY_SIZE(safe_cases));
 	tcase_add_test(tc, test_fs_mkdirs);
 	tcase_add_test(tc, test_fs_cache_home);
 	suite_add_tcase(s, tc);
