@@ -7,6 +7,8 @@
 #include "compat.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "cmd.h"
 #include "str.h"
@@ -58,6 +60,25 @@ const struct cmd_entry cmd_help_entry = {
 	NULL, 0, NULL, 0, main_help_exec
 };
 
+/*
+ * Secrets pass through this process's memory (BMC passwords, the key
+ * passphrase, the munge key and join tokens apply carries, a signing
+ * key): no core dump may write them to disk, and no other process of
+ * this user may read them (a process that is not dumpable cannot be
+ * traced, and its /proc files are root's).  Children get their own
+ * setting back at exec.
+ */
+static void
+main_protect_memory(void)
+{
+	struct rlimit	no_core = { 0, 0 };
+
+	if (setrlimit(RLIMIT_CORE, &no_core) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		fprintf(stderr, "provision: warning: cannot turn core dumps "
+		    "off: %s\n", strerror(errno));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -67,6 +88,7 @@ main(int argc, char **argv)
 	size_t			 i;
 	int			 r;
 
+	main_protect_memory();
 	/* A closed pipe is an error return from write, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	memset(&ctx, 0, sizeof ctx);

@@ -6,7 +6,8 @@
 # the engine learns only by their shape, values a step declares with
 # prov_secret); the state and run folders are the operator's alone; and
 # the node lock lives in a folder only root can write, its foreign owner
-# text shown escaped.
+# text shown escaped; and no provision process can dump core or be read
+# by another process of its user.
 #
 #   sh tests/e2e/t104-apply-secrets.sh        (as root; PROVISION=binary;
 #                                             T104_KEEP=1 keeps its folder)
@@ -170,5 +171,26 @@ case $m in
 *) not_ok "lock folder others can write (exit $rc): '$m'"; show "$W/out" "$W/err" ;;
 esac
 on 127.0.14.2 "chmod 0700 /run/provision"
+
+# ------------------------------------------------------------ memory
+# A provision process (here --verify, waiting on a FIFO) run by an
+# ordinary user: not dumpable (its /proc files are root's, no ptrace, no
+# core), and no core size allowed.
+F=$(mktemp -d /tmp/t104-fifo.XXXXXX) && chmod 755 "$F" && mkfifo -m 0666 "$F/b"
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$PROVISION" bundle --verify "$F/b" --insecure-unsigned >/dev/null 2>&1 &
+vpid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(readlink "/proc/$vpid/exe" 2>/dev/null)" = "$(readlink -f "$PROVISION")" ] && break
+	sleep 0.2
+done
+sleep 0.2
+mem="$(stat -c %u "/proc/$vpid" 2>&1) $(awk '/^Max core file size/ { print $5 "/" $6 }' "/proc/$vpid/limits" 2>&1)"
+: >"$F/b"	# a writer comes and goes: --verify reads an empty file, ends
+wait "$vpid"
+rm -rf "$F"
+[ "$mem" = "0 0/0" ] &&
+	ok "a provision process of user nobody is not dumpable (its /proc is root's) and has no core size" ||
+	not_ok "memory protection: owner of /proc/PID, core soft/hard: '$mem' (want '0 0/0')"
 
 done_testing
