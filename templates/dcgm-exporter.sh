@@ -4,7 +4,9 @@
 # container image: with RUNTIME=docker it runs as a container here (the
 # NVIDIA container toolkit gives it the GPUs); on Kubernetes the control
 # plane deploys it as a DaemonSet (step kubernetes); other runtimes cannot
-# run it and the step says so.
+# run it and the step says so.  Offline (apply --bundle) the container
+# runs the bundle's image by its ID (lib.sh image_ref), never a tag a
+# registry or anyone on the node could have pointed elsewhere.
 
 DCGM_IMAGE=nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04
 DCGM_PORT=9400
@@ -24,7 +26,7 @@ dcgm_applies() {
 dcgm_container_ok() {
 	_dco=$(docker inspect -f '{{.State.Running}} {{.Config.Image}} {{range $p, $b := .HostConfig.PortBindings}}{{range $b}}{{.HostIp}}:{{.HostPort}}{{end}}{{end}}' "$DCGM_NAME" 2>/dev/null) ||
 		prov_why "no container $DCGM_NAME" || return 1
-	[ "$_dco" = "true $DCGM_IMAGE $NODE_ADDR:$DCGM_PORT" ] || prov_why "container $DCGM_NAME is '$_dco'"
+	[ "$_dco" = "true $(image_ref "$DCGM_IMAGE") $NODE_ADDR:$DCGM_PORT" ] || prov_why "container $DCGM_NAME is '$_dco'"
 }
 
 dcgm_answers() {
@@ -43,9 +45,10 @@ step_apply() {
 	if docker inspect "$DCGM_NAME" >/dev/null 2>&1; then
 		docker rm -f "$DCGM_NAME" >&2
 	fi
-	prov_log "docker run $DCGM_IMAGE"
+	_dca=$(image_ref "$DCGM_IMAGE")
+	prov_log "docker run $_dca ($DCGM_IMAGE)"
 	docker run -d --name "$DCGM_NAME" --restart unless-stopped --gpus all \
-		--cap-add SYS_ADMIN -p "$NODE_ADDR:$DCGM_PORT:$DCGM_PORT" "$DCGM_IMAGE" >&2
+		--cap-add SYS_ADMIN -p "$NODE_ADDR:$DCGM_PORT:$DCGM_PORT" "$_dca" >&2
 	prov_changed
 	prov_wait 60 dcgm_answers || prov_fail "the DCGM exporter does not answer on $NODE_ADDR:$DCGM_PORT"
 }

@@ -527,6 +527,19 @@ image_present() {
 	esac
 }
 
+# image_ref REF: the name to run REF by.  An image of the offline bundle is
+# named by its digest, so the runtime runs exactly what the bundle carried
+# (and never pulls): docker by its image ID (the config digest),
+# containerd as REF@MANIFEST-DIGEST.  Any other image: REF.
+image_ref() {
+	_ir=$(images_list 2>/dev/null | awk -v r="$1" '$1 == r { print $2 " " $3; exit }')
+	case $RUNTIME:$_ir in
+	docker:?*) echo "${_ir#* }" ;;
+	containerd:?*) echo "$1@${_ir%% *}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # images_missing: the references of the bundle's images the runtime lacks.
 # containerd is asked once for all of them (each ctr is a process and a
 # call to containerd, and a Kubernetes bundle holds ten images); docker

@@ -448,6 +448,35 @@ svc_dies() {
 }
 check "a daemon that dies at once fails svc_start, with the end of its log" svc_dies
 
+# ------------------------------------------------------------------ images
+
+# image_ref: an image of the offline bundle by its digest, others by name.
+mkdir -p "$work/bundle/images" && : >"$work/bundle/images/.complete"
+printf '%s\n' "nvcr.io/x/y:1.0 sha256:$(printf '%064d' 1) sha256:$(printf '%064d' 2)" \
+    >"$work/bundle/images/images.list"
+image_refs() {
+	lsh "PROV_APT_REPO=$work/bundle
+	[ \"\$(RUNTIME=docker image_ref nvcr.io/x/y:1.0)\" = sha256:$(printf '%064d' 2) ] || exit 1
+	[ \"\$(RUNTIME=containerd image_ref nvcr.io/x/y:1.0)\" = nvcr.io/x/y:1.0@sha256:$(printf '%064d' 1) ] || exit 1
+	[ \"\$(RUNTIME=docker image_ref other:2)\" = other:2 ] || exit 1
+	PROV_APT_REPO=
+	[ \"\$(RUNTIME=docker image_ref nvcr.io/x/y:1.0)\" = nvcr.io/x/y:1.0 ]"
+}
+check "image_ref: a bundled image by its digest (docker: its ID), others by name" image_refs
+
+# ------------------------------------------------------------------ secrets
+
+# prov_secret: the value hex-encoded on both streams, only under the engine.
+secrets() {
+	out=$(lsh 'PROV_REDACT=1; prov_secret "pa ss
+word"' 2>&1)
+	[ "$(printf '%s' "$out" | tr -d '\n\036')" = "provision secret 70612073730a776f7264provision secret 70612073730a776f7264" ] ||
+	    { echo "got: $out"; return 1; }
+	out=$(lsh 'prov_secret "password"; prov_secret_file /etc/hostname' 2>&1)
+	[ -z "$out" ] || { echo "without the engine: $out"; return 1; }
+}
+check "prov_secret: hex on both streams under the engine, nothing by hand" secrets
+
 # ------------------------------------------------------------------ http
 
 if command -v python3 >/dev/null 2>&1; then
