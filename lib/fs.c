@@ -161,7 +161,7 @@ fs_dir_safe(const char *dir, struct prov_err *err)
 			prov_err_sys(err, "cannot read '%s'", pre);
 			goto out;
 		}
-		if (up_shared && !fs_trusted_owner(&st)) {
+		if (i < len && up_shared && !fs_trusted_owner(&st)) {
 			who = fs_owner_name(st.st_uid);
 			prov_err_set(err, PROV_E_SYS, "'%s' belongs to %s, "
 			    "in a folder other users can write: they could "

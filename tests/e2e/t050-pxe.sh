@@ -3,7 +3,8 @@
 # MAC per node), the iPXE scripts, answer files and dnsmasq.conf; the
 # answer files pass the tools Debian has for them; plan values and the
 # SSH key survive quoting exactly; --iso takes kernel and initrd out of
-# ISOs built here with xorriso; --serve serves the directory read-only.
+# ISOs built here with xorriso; --serve serves the directory read-only;
+# an output folder another user owns or can write is refused.
 #
 #   sh tests/e2e/t050-pxe.sh
 #
@@ -204,6 +205,34 @@ expect_code 2 "--gateway must be an address" run "$PROVISION" pxe "$t" -o "$W/gw
 expect_code 1 "a node set that names no node of the plan" run "$PROVISION" pxe "$t" -o "$W/ns" --ssh-key "$KEY" -n nosuch
 check "--json lists every node" sh -c "'$PROVISION' pxe '$t' -o '$W/js' --ssh-key '$KEY' --json |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"rendered\"] == 3 and len(d[\"nodes\"]) == 3'"
+
+# ------------------------------------------------------------ the output folder
+
+# Another user's folder under /tmp, with links planted at the names pxe
+# once wrote through (PATH.tmp.PID, for the next few hundred pids), and a
+# shared sticky folder: refused with the reason; nothing is written, and
+# never through a link.
+if [ "$(id -u)" -eq 0 ]; then
+	echo precious >"$W/victim"
+	F=$(mktemp -d /tmp/t050-foreign.XXXXXX) && chmod 755 "$F"
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	for i in $(seq 1 400); do
+		for f in SHA256SUMS boot.ipxe dnsmasq.conf; do
+			ln -s "$W/victim" "$F/$f.tmp.$((last + i))"
+		done
+	done
+	chown -hR 65534:65534 "$F"
+	expect_code 1 "-o in a folder another user owns is refused" run "$PROVISION" pxe "$t" -o "$F" --ssh-key "$KEY"
+	check "  ... saying whose it is and what to do" grep -q "'$F' belongs to user 'nobody' (uid 65534), not to you or root: .*mkdir -m 700" "$out"
+	check "  ... nothing written through the planted links" grep -qx precious "$W/victim"
+	check "  ... nothing written at all" test -z "$(find "$F" ! -type l ! -path "$F")"
+	chown 0:0 "$F" && chmod 1777 "$F"
+	expect_code 1 "-o in a shared sticky folder like /tmp is refused" run "$PROVISION" pxe "$t" -o "$F" --ssh-key "$KEY"
+	check "  ... saying so" grep -q "'$F' can be written by other users (mode 1777, a shared sticky folder like /tmp)" "$out"
+	rm -rf "$F"
+else
+	skip "not root: the foreign output folder is not tested"
+fi
 
 # ------------------------------------------------------------ --iso
 
