@@ -11,9 +11,8 @@
  * With --bundle FILE the nodes install from an offline bundle alone
  * (lib/offline.c): it is verified (signed by the key the plan pins in
  * offline.bundle_key, or accepted with --insecure-unsigned), its
- * repository (and, where a container
- * engine runs, its images) copied to the nodes that lack it, and apply
- * runs on the nodes that have it.
+ * repository (and, where a container engine runs, its images) copied to
+ * the nodes that lack it, and apply runs on the nodes that have it.
  */
 #include "compat.h"
 
@@ -23,10 +22,10 @@
 
 #include "apply.h"
 #include "buf.h"
+#include "bundle.h"
 #include "cmd.h"
 #include "fs.h"
 #include "hostlist.h"
-#include "bundle.h"
 #include "offline.h"
 #include "sig.h"
 #include "state.h"

@@ -2335,7 +2335,7 @@ bundle_verify_trust(struct bundle_vctx *v, const struct bundle_trust *t)
 	if (!v->have_sig && !v->have_sig_key) {
 		if (pin != NULL)
 			strvec_pushf(&chk->problems, "the bundle is not "
-			    "signed, and the plan pins key %s (sign it: "
+			    "signed, and key %s is pinned (sign it: "
 			    "provision bundle --sign KEY)",
 			    sig_key_fingerprint(pin));
 		else if (insecure)
@@ -2363,8 +2363,8 @@ bundle_verify_trust(struct bundle_vctx *v, const struct bundle_trust *t)
 	}
 	fp = sig_key_fingerprint(signer);
 	if (pin != NULL && !sig_key_same(pin, signer)) {
-		strvec_pushf(&chk->problems, "signed by key %s, not by the key "
-		    "the plan pins, %s", fp, sig_key_fingerprint(pin));
+		strvec_pushf(&chk->problems, "signed by key %s, not by the "
+		    "pinned key %s", fp, sig_key_fingerprint(pin));
 		goto out;
 	}
 	if (!sig_verify(signer, v->manifest.buf, v->manifest.len, v->sig.buf,

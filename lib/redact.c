@@ -17,6 +17,8 @@
 #define REDACT_B64_LINE		76	/* base64(1)'s wrap */
 #define REDACT_TOKEN_LEN	23	/* [a-z0-9]{6} . [a-z0-9]{16} */
 #define REDACT_KEY_HEX		64
+/* A node declaring value after value costs every line a scan each. */
+#define REDACT_MAX_VALUES	4096
 
 struct redact_range {
 	size_t	a, b;		/* [a, b) */
@@ -32,7 +34,7 @@ redact_needle(struct redact *r, const char *p, size_t len)
 {
 	size_t	i;
 
-	if (len < REDACT_MIN)
+	if (len < REDACT_MIN || r->n >= REDACT_MAX_VALUES)
 		return;
 	for (i = 0; i < r->n; i++)
 		if (r->v[i].len == len && memcmp(r->v[i].buf, p, len) == 0)

@@ -50,7 +50,9 @@ struct redact {
  * Hide `len` bytes of `secret` from now on: the bytes themselves (each
  * line of them, for a value with newlines), their base64 (whole, and as
  * 76-column lines) and their lower-case hex.  Values shorter than
- * REDACT_MIN are ignored.
+ * REDACT_MIN are ignored, and so is anything past a few thousand values
+ * (a node declaring secrets without end must not slow every line down;
+ * the shapes are still found).
  */
 void	redact_add(struct redact *, const void *secret, size_t len);
 

@@ -333,10 +333,10 @@ check "  ... the signature does not match" grep -qx "bad: the signature of key $
 check "  ... and nothing else is wrong with it" test "$(grep -c '^bad: ' "$out")" -eq 1
 tamper resign
 expect_code 1 "  ... re-signed by another key: refused" run verify "$W/t.tar.zst"
-check "  ... naming both keys" grep -q "^bad: signed by key SHA256:[A-Za-z0-9+/]*, not by the key the plan pins, $FP\$" "$out"
+check "  ... naming both keys" grep -q "^bad: signed by key SHA256:[A-Za-z0-9+/]*, not by the pinned key $FP\$" "$out"
 tamper strip
 expect_code 1 "  ... its signature stripped: refused" run verify "$W/t.tar.zst"
-check "  ... as not signed" grep -q "^bad: the bundle is not signed, and the plan pins key $FP" "$out"
+check "  ... as not signed" grep -q "^bad: the bundle is not signed, and key $FP is pinned" "$out"
 expect_code 1 "  ... not even with --insecure-unsigned when a key is pinned" run verify "$W/t.tar.zst" --insecure-unsigned
 
 sed "s|^software:|offline: { bundle_key: $W/bundle.pub }\nsoftware:|" "$P" >"$W/pinned.yaml"

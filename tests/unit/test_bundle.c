@@ -1088,10 +1088,10 @@ static const struct {
 	[S_PINNED] = { 1, 1, 0, "signed by key SHA256:", NULL },
 	[S_UNPINNED] = { 1, 0, 0, NULL, "but no key is pinned" },
 	[S_UNPINNED_INSECURE] = { 1, 0, 1, "signed by key SHA256:", NULL },
-	[S_OTHER_KEY] = { 2, 1, 1, NULL, "not by the key the plan pins" },
+	[S_OTHER_KEY] = { 2, 1, 1, NULL, "not by the pinned key" },
 	[S_FORGED] = { 1, 1, 1, NULL, "was changed after it was signed" },
-	[S_STRIPPED] = { 0, 1, 0, NULL, "not signed, and the plan pins" },
-	[S_STRIPPED_INSECURE] = { 0, 1, 1, NULL, "the plan pins" },
+	[S_STRIPPED] = { 0, 1, 0, NULL, "not signed, and key SHA256:" },
+	[S_STRIPPED_INSECURE] = { 0, 1, 1, NULL, "is pinned" },
 	[S_UNSIGNED] = { 0, 0, 0, NULL, "--insecure-unsigned" },
 	[S_UNSIGNED_INSECURE] = { 0, 0, 1, "accepted unsigned because "
 	    "--insecure-unsigned", NULL },
