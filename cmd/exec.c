@@ -30,6 +30,7 @@
 
 #include "buf.h"
 #include "cmd.h"
+#include "fs.h"
 #include "hostlist.h"
 #include "plan.h"
 #include "ssh.h"
@@ -697,6 +698,11 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->sudo)
 		cfg.become = 1;
 	cfg.no_agent = o->no_agent;
+	/* whole outputs go there under fixed names: ours alone, 0700 */
+	if (o->run_dir != NULL && fs_mkdirs(o->run_dir, 0700, &err) != 0) {
+		fprintf(ctx->err, "provision exec: --run-dir: %s\n", err.msg);
+		goto out;
+	}
 	cfg.spill_dir = o->run_dir;
 	cfg.out_max = (size_t)o->max_output;
 	/* --prefix prints as it goes: little needs keeping. */

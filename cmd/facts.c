@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "cmd.h"
+#include "fs.h"
 #include "facts.h"
 #include "hw.h"
 #include "ssh.h"
@@ -384,27 +385,6 @@ out:
 /* ------------------------------------------------------------------ */
 /* Over SSH, or from saved files */
 
-/* mkdir -p; -1 with errno. */
-static int
-cmd_facts_mkdirs(const char *path)
-{
-	char	*p = xstrdup(path), *s;
-	int	 r = 0;
-
-	for (s = p + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			r = -1;
-		*s = '/';
-	}
-	if (r == 0 && mkdir(p, 0755) != 0 && errno != EEXIST)
-		r = -1;
-	free(p);
-	return r;
-}
-
 static char *
 cmd_facts_default_run_dir(void)
 {
@@ -600,9 +580,10 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		run_dir = o->run_dir != NULL ? xstrdup(o->run_dir) :
 		    cmd_facts_default_run_dir();
 		dir = xasprintf("%s/facts", run_dir);
-		if (cmd_facts_mkdirs(dir) != 0) {
-			fprintf(ctx->err, "provision facts: cannot create "
-			    "'%s': %s\n", dir, strerror(errno));
+		/* a folder only we write: the facts feed slurm.conf */
+		if (fs_mkdirs(dir, 0755, &err) != 0) {
+			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			prov_err_release(&err);
 			r = PROV_EXIT_FAIL;
 			goto out;
 		}

@@ -637,7 +637,8 @@ file_put() {
 	if [ ! -d "$_fp_dir" ]; then
 		mkdir -p -- "$_fp_dir" || return 1
 	fi
-	_fp_tmp=$_fp_dir/.$(basename -- "$1").provision.$$
+	# a new file of a random name (mktemp: O_EXCL), never one planted
+	_fp_tmp=$(mktemp -- "$_fp_dir/.$(basename -- "$1").provision.XXXXXX") || return 1
 	if ! (umask 077 && prov_content "$4" >"$_fp_tmp") ||
 		! chmod "$2" "$_fp_tmp" || ! chown "$3" "$_fp_tmp" ||
 		! mv -f -- "$_fp_tmp" "$1"; then
@@ -656,7 +657,7 @@ file_copy() {
 	if [ -f "$2" ] && cmp -s -- "$1" "$2" && file_meta_ok "$2" "$3" "$4"; then
 		return 0
 	fi
-	_fc_tmp=$(dirname -- "$2")/.$(basename -- "$2").provision.$$
+	_fc_tmp=$(mktemp -- "$(dirname -- "$2")/.$(basename -- "$2").provision.XXXXXX") || return 1
 	if ! (umask 077 && cat -- "$1" >"$_fc_tmp") ||
 		! chmod "$3" "$_fc_tmp" || ! chown "$4" "$_fc_tmp" ||
 		! mv -f -- "$_fc_tmp" "$2"; then
