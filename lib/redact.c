@@ -1,9 +1,9 @@
 /*
  * redact.c: secrets out of captured output.  See redact.h.
  *
- * Known values are found with memmem(); the shapes by a scan each.  Every
- * match becomes a byte range; overlapping ranges merge, and each merged
- * range is replaced by one REDACT_MARK.
+ * Known values are found with memmem(), then the shapes by a scan each in
+ * what is left.  Every match becomes a byte range; overlapping ranges
+ * merge, and each merged range is replaced by one REDACT_MARK.
  */
 #include "compat.h"
 
@@ -222,12 +222,43 @@ redact_range_cmp(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
+/* Replace the ranges of rs (sorted, merged here) in b; how many marks. */
+static size_t
+redact_apply(struct redact_ranges *rs, struct buf *b)
+{
+	struct buf	out = BUF_INIT;
+	size_t		i, at = 0, end, count = 0;
+
+	if (rs->n == 0)
+		return 0;
+	qsort(rs->v, rs->n, sizeof *rs->v, redact_range_cmp);
+	for (i = 0; i < rs->n; ) {
+		end = rs->v[i].b;
+		buf_add(&out, b->buf + at, rs->v[i].a - at);
+		while (++i < rs->n && rs->v[i].a <= end)
+			if (rs->v[i].b > end)
+				end = rs->v[i].b;
+		buf_adds(&out, REDACT_MARK);
+		at = end;
+		count++;
+	}
+	buf_add(&out, b->buf + at, b->len - at);
+	/* the old bytes held the secrets */
+	buf_release_secret(b);
+	*b = out;
+	rs->n = 0;
+	return count;
+}
+
+/*
+ * The known values first, then the shapes in what is left: a value cut
+ * out of a word leaves the rest to be judged as it now stands.
+ */
 size_t
 redact_buf(const struct redact *r, struct buf *b)
 {
 	struct redact_ranges	 rs = { NULL, 0, 0 };
-	struct buf		 out = BUF_INIT;
-	size_t			 i, at = 0, end, count = 0;
+	size_t			 i, count;
 
 	for (i = 0; i < r->n; i++) {
 		const char	*p = b->buf, *e = b->buf + b->len, *m;
@@ -239,25 +270,10 @@ redact_buf(const struct redact *r, struct buf *b)
 			p = m + r->v[i].len;
 		}
 	}
+	count = redact_apply(&rs, b);
 	redact_tokens(b, &rs);
 	redact_cert_keys(b, &rs);
-	if (rs.n == 0)
-		return 0;
-	qsort(rs.v, rs.n, sizeof *rs.v, redact_range_cmp);
-	for (i = 0; i < rs.n; ) {
-		end = rs.v[i].b;
-		buf_add(&out, b->buf + at, rs.v[i].a - at);
-		while (++i < rs.n && rs.v[i].a <= end)
-			if (rs.v[i].b > end)
-				end = rs.v[i].b;
-		buf_adds(&out, REDACT_MARK);
-		at = end;
-		count++;
-	}
-	buf_add(&out, b->buf + at, b->len - at);
-	/* the old bytes held the secrets */
-	buf_release_secret(b);
-	*b = out;
+	count += redact_apply(&rs, b);
 	free(rs.v);
 	return count;
 }
