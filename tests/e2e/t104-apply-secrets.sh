@@ -185,12 +185,14 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 0.2
 done
 sleep 0.2
-mem="$(stat -c %u "/proc/$vpid" 2>&1) $(awk '/^Max core file size/ { print $5 "/" $6 }' "/proc/$vpid/limits" 2>&1)"
-: >"$F/b"	# a writer comes and goes: --verify reads an empty file, ends
+mem="$(stat -c %u "/proc/$vpid/mem" 2>&1) $(awk '/^Max core file size/ { print $5 "/" $6 }' "/proc/$vpid/limits" 2>&1)"
+# a writer comes and goes: --verify reads an empty file and ends (and a
+# writer with no reader left gives up)
+timeout 5 sh -c ': >"$1"' sh "$F/b"
 wait "$vpid"
 rm -rf "$F"
 [ "$mem" = "0 0/0" ] &&
 	ok "a provision process of user nobody is not dumpable (its /proc is root's) and has no core size" ||
-	not_ok "memory protection: owner of /proc/PID, core soft/hard: '$mem' (want '0 0/0')"
+	not_ok "memory protection: owner of /proc/PID/mem, core soft/hard: '$mem' (want '0 0/0')"
 
 done_testing
