@@ -788,7 +788,9 @@ prov_fetch() {
 	if ! command -v curl >/dev/null 2>&1 && ! command -v wget >/dev/null 2>&1; then
 		pkg_install curl ca-certificates || return 1
 	fi
-	_pf_tmp=$2.provision.$$
+	# a new file of a random name beside DEST (mktemp: O_EXCL), never one
+	# planted there: DEST may be in /tmp
+	_pf_tmp=$(mktemp -- "$2.provision.XXXXXX") || return 1
 	if command -v curl >/dev/null 2>&1; then
 		curl -fsSL --proto =https --proto-redir =https --retry 3 --max-time 600 \
 			-o "$_pf_tmp" -- "$1" >&2 || { rm -f -- "$_pf_tmp"; return 1; }
