@@ -527,15 +527,17 @@ image_present() {
 	esac
 }
 
-# image_ref REF: the name to run REF by.  An image of the offline bundle is
-# named by its digest, so the runtime runs exactly what the bundle carried
-# (and never pulls): docker by its image ID (the config digest),
-# containerd as REF@MANIFEST-DIGEST.  Any other image: REF.
+# image_ref REF: the name to run REF by.  With docker, an image of the
+# offline bundle is named by its image ID (the config digest), so docker
+# runs exactly what the bundle carried and never pulls.  Any other image,
+# and every image on containerd: REF.  (`ctr images import` names an image
+# by its tag only, so neither ctr nor the kubelet's CRI would find it as
+# REF@DIGEST; there images_ok checks, every run, that each tag names the
+# bundle's digest, and images_import puts it back where it does not.)
 image_ref() {
-	_ir=$(images_list 2>/dev/null | awk -v r="$1" '$1 == r { print $2 " " $3; exit }')
+	_ir=$(images_list 2>/dev/null | awk -v r="$1" '$1 == r { print $3; exit }')
 	case $RUNTIME:$_ir in
-	docker:?*) echo "${_ir#* }" ;;
-	containerd:?*) echo "$1@${_ir%% *}" ;;
+	docker:?*) echo "$_ir" ;;
 	*) echo "$1" ;;
 	esac
 }

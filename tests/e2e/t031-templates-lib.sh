@@ -450,19 +450,20 @@ check "a daemon that dies at once fails svc_start, with the end of its log" svc_
 
 # ------------------------------------------------------------------ images
 
-# image_ref: an image of the offline bundle by its digest, others by name.
+# image_ref: an image of the offline bundle by its ID on docker; on
+# containerd, and any image not bundled, by name.
 mkdir -p "$work/bundle/images" && : >"$work/bundle/images/.complete"
 printf '%s\n' "nvcr.io/x/y:1.0 sha256:$(printf '%064d' 1) sha256:$(printf '%064d' 2)" \
     >"$work/bundle/images/images.list"
 image_refs() {
 	lsh "PROV_APT_REPO=$work/bundle
 	[ \"\$(RUNTIME=docker image_ref nvcr.io/x/y:1.0)\" = sha256:$(printf '%064d' 2) ] || exit 1
-	[ \"\$(RUNTIME=containerd image_ref nvcr.io/x/y:1.0)\" = nvcr.io/x/y:1.0@sha256:$(printf '%064d' 1) ] || exit 1
+	[ \"\$(RUNTIME=containerd image_ref nvcr.io/x/y:1.0)\" = nvcr.io/x/y:1.0 ] || exit 1
 	[ \"\$(RUNTIME=docker image_ref other:2)\" = other:2 ] || exit 1
 	PROV_APT_REPO=
 	[ \"\$(RUNTIME=docker image_ref nvcr.io/x/y:1.0)\" = nvcr.io/x/y:1.0 ]"
 }
-check "image_ref: a bundled image by its digest (docker: its ID), others by name" image_refs
+check "image_ref: a bundled image by its ID on docker, by name otherwise" image_refs
 
 # ------------------------------------------------------------------ secrets
 
