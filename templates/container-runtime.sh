@@ -136,6 +136,8 @@ cr_toolkit_repo() {
 		[ -f /etc/yum.repos.d/nvidia-container-toolkit.repo ] && return 0
 		prov_fetch https://nvidia.github.io/libnvidia-container/stable/rpm/nvidia-container-toolkit.repo \
 			/etc/yum.repos.d/nvidia-container-toolkit.repo || return 1
+		# prov_fetch's file is 0600 (mktemp); dnf's repo files are 0644
+		chmod 0644 /etc/yum.repos.d/nvidia-container-toolkit.repo
 		prov_changed
 		;;
 	esac
