@@ -1,5 +1,6 @@
 /*
- * apply.h: turn bare nodes into the planned cluster (DESIGN section 6).
+ * apply.h: turn bare nodes into the planned cluster (docs/architecture.md,
+ * "What happens in provision apply PLAN").
  *
  * The run is a few waves (a barrier between two): the steps up to the
  * first head-first step, that step on the head, the steps up to the next,

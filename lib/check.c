@@ -1,8 +1,8 @@
 /*
  * check.c: the hardware checks of `provision check` (checks.h).
  *
- * The rules (DESIGN sections 2 and 5), and the choices made where the
- * design leaves room:
+ * The rules (docs/architecture.md, "The rules check encodes"), and the
+ * choices made where they leave room:
  *
  * pcie, per hardware model: cards (add-in GPUs, NICs that are neither on
  *	board nor built in) go into the system's ordered slot list by a

@@ -1,5 +1,5 @@
 /*
- * check.h: the hardware checks of `provision check` (DESIGN section 5):
+ * check.h: the hardware checks of `provision check` (docs/architecture.md):
  * PCIe slot fit and lanes, PSU budget, rack units, depth, feeds and heat,
  * network ports, fabric, switch ports and addresses, and memory.
  *
@@ -45,7 +45,7 @@ struct cat_slot;
 #define CHECK_HDD_W		10.0
 #define CHECK_NIC_W		25.0	/* an add-in NIC without power_w */
 #define CHECK_SWITCH_W_PER_U	500.0	/* a switch without power_w */
-#define CHECK_MIN_RAM_GB	24.0	/* DESIGN section 2 */
+#define CHECK_MIN_RAM_GB	24.0	/* docs/architecture.md: the rules */
 #define CHECK_MIN_PORTS		2	/* cluster + management */
 #define CHECK_FAST_GBPS		100.0	/* fabric for multi-node GPU work */
 #define CHECK_WARN_RATIO	0.9	/* warn above 90% of a limit */

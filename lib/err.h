@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit codes shared by every command (DESIGN section 5). */
+/* Exit codes shared by every command (docs/architecture.md, "The layers"). */
 #define PROV_EXIT_OK		0
 #define PROV_EXIT_FAIL		1	/* checks failed, run failed */
 #define PROV_EXIT_USAGE		2	/* plan unreadable, bad usage */

@@ -1,6 +1,6 @@
 /*
  * verify.h: prove that a running cluster is the one its plan describes
- * (DESIGN section 1, day two): GPUs, driver, ECC, XID, PCIe links,
+ * (day two, docs/architecture.md): GPUs, driver, ECC, XID, PCIe links,
  * fabric, names and reachability, services (container runtime, Slurm,
  * Kubernetes, Prometheus), time, and on request a burn-in (DCGM
  * diagnostics, nccl-tests).
