@@ -2,21 +2,47 @@
 #
 #   make deps        install every Debian package the build, tests and demo need (root)
 #   make             build ./provision
+#   make install     install the binary, templates, profiles and docs under
+#                    $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make test        unit tests, then CLI golden tests and end-to-end tests
 #   make test SAN=1  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo        the main job end to end on the local testbed
 #   make test-vm     the VM suite: three QEMU VMs with systemd (tests/vm, not in `make test`)
 #   make bench       benchmarks (bench/), by hand
-#   make style       banned functions and header self-containment
+#   make style       banned functions, header self-containment, clang-format
+#
+# DEVELOPER=1 turns every warning into an error.  The test goals (test,
+# unit, cli, e2e, style, fuzz) imply it, and so does CI (.ci/run): a
+# warning fails the tests, while a user's `make` with a newer compiler
+# still builds.
 
 CC	?= cc
 PKGS	 = yaml-0.1 libssh2 libcurl libarchive libpci
-WARN	 = -Wall -Wextra -Werror -Wstrict-prototypes -Wvla -Wwrite-strings \
+WARN	 = -Wall -Wextra -Wstrict-prototypes -Wvla -Wwrite-strings \
 	   -Wformat-security -Wno-unused-parameter -Wshadow
+ifneq ($(filter test unit cli e2e style check-headers fuzz fuzz-regress,$(MAKECMDGOALS)),)
+DEVELOPER ?= 1
+endif
+ifeq ($(DEVELOPER),1)
+WARN	+= -Werror
+endif
 CFLAGS	?= -O2 -g
-ALL_CFLAGS = -std=c11 -pthread $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote cmd
-LIBS	 = $(shell pkg-config --libs $(PKGS)) -lcrypto -lm -pthread
-CHECK_LIBS = $(shell pkg-config --libs check)
+
+# Install layout; the data dir (templates/, profiles/) is compiled into
+# lib/fs.o as the last place fs_data_dir() looks.
+PREFIX	?= /usr/local
+bindir	 = $(PREFIX)/bin
+datadir	 = $(PREFIX)/share/provision
+docdir	 = $(PREFIX)/share/doc/provision
+INSTALL	?= install
+
+# pkg-config runs once per make, not once per compiler call.
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+ALL_CFLAGS := -std=c11 -pthread $(WARN) $(CFLAGS) $(PKG_CFLAGS) \
+	-DPROV_DATADIR='"$(datadir)"' -iquote lib -iquote cmd
+LIBS	:= $(PKG_LIBS) -lcrypto -lm -pthread
 
 ifeq ($(SAN),1)
 BUILD	 = build-san
@@ -42,12 +68,13 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	libcurl4-openssl-dev libarchive-dev libpci-dev libssl-dev check \
 	openssh-client openssh-server pciutils pci.ids shellcheck debootstrap \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
-	xorriso vagrant chromium clang libclang-rt-14-dev sudo time pdsh \
+	xorriso vagrant chromium clang clang-format libclang-rt-14-dev sudo time pdsh \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
 	libfuzzer-14-dev skopeo \
 	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs
 
-.PHONY: all deps deps-ensure test test-vm unit e2e cli demo bench style check-headers clean fuzz
+.PHONY: all deps deps-ensure deps-check test test-vm unit e2e cli demo bench style \
+	check-headers clean fuzz install FORCE
 all: provision
 
 provision: $(BIN)
@@ -64,6 +91,12 @@ $(BUILD)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The compiled-in data dir follows PREFIX: lib/fs.o is rebuilt when it changes.
+$(BUILD)/lib/fs.o: $(BUILD)/DATADIR
+$(BUILD)/DATADIR: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(datadir)' | cmp -s - $@ || echo '$(datadir)' >$@
+
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libprov.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -iquote tests/unit $(LDSAN) -o $@ $< $(BUILD)/libprov.a $(LIBS) $(CHECK_LIBS)
@@ -72,15 +105,27 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEPS_PKGS)
 
-# `make test` and `make demo` on a fresh machine: install only what is missing.
-deps-ensure:
-	@missing=$$(for p in $(DEPS_PKGS); do \
+# The Debian packages of DEPS_PKGS that are not installed, one a line.
+DEPS_MISSING = for p in $(DEPS_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	done); \
+	done
+
+# `make demo` on a fresh machine: install only what is missing.
+deps-ensure:
+	@missing=$$($(DEPS_MISSING)); \
 	if [ -n "$$missing" ]; then echo "installing missing packages:" $$missing; $(MAKE) deps; fi
 
+# `make test` never installs anything: it stops at once, naming what is
+# missing and the command that installs it.
+deps-check:
+	@missing=$$($(DEPS_MISSING)); \
+	if [ -n "$$missing" ]; then \
+		echo "make test: missing Debian packages:" $$missing >&2; \
+		echo "make test: run 'make deps' as root first" >&2; exit 1; \
+	fi
+
 # Unit tests first (fast), then the CLI against real files and real processes.
-test: deps-ensure
+test: deps-check
 	$(MAKE) unit cli e2e
 
 unit: $(TEST_BINS) $(BIN)
@@ -110,10 +155,27 @@ demo: deps-ensure
 bench: provision
 	./bench/check.sh
 
+# Installs what a built tree runs from: fs_data_dir() finds templates/
+# and profiles/ under $(datadir), the path compiled in.
+install: provision
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir) $(DESTDIR)$(docdir)
+	$(INSTALL) -m 755 provision $(DESTDIR)$(bindir)/provision
+	rm -rf $(DESTDIR)$(datadir)/templates $(DESTDIR)$(datadir)/profiles
+	cp -R templates profiles $(DESTDIR)$(datadir)/
+	$(INSTALL) -m 644 README.md docs/*.md $(DESTDIR)$(docdir)/
+
+# Formatting: scripts/style-check runs clang-format (.clang-format) on the
+# files of STYLE_FILES and compares ignoring the width of inner white
+# space, so the KNF alignment of declarations (tabs) stays ours.  A file
+# joins the list once it conforms; new files start in it.
+STYLE_FILES = $(filter-out $(STYLE_LEGACY),$(wildcard lib/*.[ch] cmd/*.[ch]))
+STYLE_LEGACY = $(shell cat .style-legacy)
+
 style:
 	@! grep -nE '\b(sprintf|strcpy|strcat|strtok|gets|atoi|strncpy)\(' lib/*.c cmd/*.c | grep -v 'snprintf\|vsnprintf' || \
 		{ echo "banned function used"; exit 1; }
 	@$(MAKE) -s check-headers
+	@sh scripts/style-check $(STYLE_FILES)
 
 check-headers:
 	@for h in lib/*.h cmd/*.h; do \
@@ -124,6 +186,8 @@ check-headers:
 clean:
 	rm -rf build build-san build-fuzz provision
 
+FORCE:
+
 # Fuzzing (docs/reliability.md): one libFuzzer target per fuzz/fuzz_NAME.c,
 # lib/ built again with clang, ASan and UBSan into build-fuzz/.
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=1]   fuzz each target; build-fuzz/summary.txt
@@ -133,7 +197,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_CFLAGS = -std=c11 $(filter-out -Werror,$(WARN)) -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	$(shell pkg-config --cflags $(PKGS)) -iquote lib -iquote fuzz
+	$(PKG_CFLAGS) -DPROV_DATADIR='"$(datadir)"' -iquote lib -iquote fuzz
 FUZZ_NAMES = $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
 FUZZ_BINS = $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
 

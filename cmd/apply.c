@@ -431,7 +431,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	memset(&ao, 0, sizeof ao);
 	memset(&view, 0, sizeof view);
 	templates = o->templates != NULL ? xstrdup(o->templates) :
-	    cmd_data_dir("templates", "PROVISION_TEMPLATES");
+	    fs_data_dir("templates", "PROVISION_TEMPLATES");
 	ao.templates = templates;
 	ao.nodes = o->nodes;
 	ao.forks = o->forks;

@@ -24,7 +24,6 @@
 #include "bundle.h"
 #include "cmd.h"
 #include "fs.h"
-#include "pxe.h"
 #include "sig.h"
 
 struct bundle_cmd_opts {
@@ -347,7 +346,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		free(home);
 	}
 	templates = o->templates != NULL ? xstrdup(o->templates) :
-	    pxe_templates_default();
+	    fs_data_dir("templates", "PROVISION_TEMPLATES");
 	bo.cache = cache;
 	bo.arch = o->arch;
 	bo.sources = &o->sources;

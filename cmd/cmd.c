@@ -236,34 +236,6 @@ cmd_print_errs(struct cmd_ctx *ctx, const struct prov_errs *errs)
 		fprintf(ctx->err, "%zu errors\n", errs->n);
 }
 
-char *
-cmd_data_dir(const char *name, const char *env)
-{
-	const char	*e = getenv(env);
-	char		 exe[PATH_MAX], *slash, *p;
-	ssize_t		 n;
-
-	if (e != NULL && *e != '\0')
-		return xstrdup(e);
-	/* Next to the binary (./provision, build/provision), then installed. */
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/%s", exe, name);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-			p = xasprintf("%s/../%s", exe, name);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xasprintf("/usr/local/share/provision/%s", name);
-}
-
 struct plan *
 cmd_load_plan(struct cmd_ctx *ctx, const char *path)
 {

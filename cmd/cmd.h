@@ -88,8 +88,6 @@ int	cmd_usage_error(struct cmd_ctx *, const struct cmd_entry *,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print a list of plan errors, then "N errors in PLAN". */
 void	cmd_print_errs(struct cmd_ctx *, const struct prov_errs *);
-/* A data dir (templates, profiles): $ENV, beside the binary, or installed (caller frees). */
-char	*cmd_data_dir(const char *name, const char *env);
 /*
  * Rows of lib/check.h as check prints them (cmd/check.c), shared with
  * estimate: an aligned table by group, headed by `labels` (subject, what,

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "cmd.h"
+#include "fs.h"
 #include "pxe.h"
 
 struct pxe_cmd_opts {
@@ -189,7 +190,7 @@ cmd_pxe_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->out == NULL)
 		return cmd_usage_error(ctx, &cmd_pxe_entry, "missing -o DIR");
 	templates = o->templates != NULL ? xstrdup(o->templates) :
-	    pxe_templates_default();
+	    fs_data_dir("templates", "PROVISION_TEMPLATES");
 	/* Listen first: a busy port fails before anything is written. */
 	if (o->serve != NULL) {
 		if (pxe_serve_listen(&srv, o->serve, &err) != 0)

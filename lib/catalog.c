@@ -22,6 +22,7 @@
 
 #include "buf.h"
 #include "catalog.h"
+#include "fs.h"
 #include "schema.h"
 #include "str.h"
 #include "strmap.h"
@@ -818,29 +819,7 @@ catalog_load_dir(struct catalog *c, const char *dir, struct prov_errs *errs)
 char *
 catalog_default_dir(void)
 {
-	const char	*env = getenv("PROVISION_PROFILES");
-	char		 exe[PATH_MAX], *slash, *p;
-	ssize_t		 n;
-
-	if (env != NULL && *env != '\0')
-		return xstrdup(env);
-	/* Next to the binary (./provision, build/provision) before the install path. */
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/profiles", exe);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-			p = xasprintf("%s/../profiles", exe);
-			if (access(p, R_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup("/usr/local/share/provision/profiles");
+	return fs_data_dir("profiles", "PROVISION_PROFILES");
 }
 
 static void *

@@ -196,7 +196,7 @@ int		 catalog_load_file(struct catalog *, const char *path,
 		    struct prov_errs *errs);
 int		 catalog_load_buf(struct catalog *, const char *label,
 		    const char *data, size_t len, struct prov_errs *errs);
-/* The built-in profiles dir: $PROVISION_PROFILES, next to the binary, or the install path (caller frees). */
+/* The built-in profiles dir: fs_data_dir("profiles", "PROVISION_PROFILES") (caller frees). */
 char		*catalog_default_dir(void);
 
 const struct cat_gpu	*catalog_gpu(const struct catalog *, const char *id);

@@ -17,6 +17,10 @@
 
 #include "fs.h"
 
+#ifndef PROV_DATADIR
+#error "PROV_DATADIR (the install data dir) comes from the Makefile"
+#endif
+
 #define FS_TMP_TRIES	16
 #define FS_SAFE_HINT	"use a folder only you can write, e.g. made with " \
 			"'mkdir -m 700 DIR'"
@@ -268,4 +272,31 @@ fs_cache_home(struct prov_err *err)
 	    "XDG_CACHE_HOME nor HOME is set and uid %u has no home in the "
 	    "passwd database (give --cache DIR)", (unsigned)geteuid());
 	return NULL;
+}
+
+char *
+fs_data_dir(const char *name, const char *env)
+{
+	const char	*e = getenv(env);
+	char		 exe[PATH_MAX], *slash, *p;
+	ssize_t		 n;
+
+	if (e != NULL && *e != '\0')
+		return xstrdup(e);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/%s", exe, name);
+			if (access(p, R_OK) == 0)
+				return p;
+			free(p);
+			p = xasprintf("%s/../%s", exe, name);
+			if (access(p, R_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xasprintf("%s/%s", PROV_DATADIR, name);
 }

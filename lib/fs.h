@@ -19,6 +19,10 @@
  *
  * fs_cache_home() says where per-user caches go without ever falling back
  * to a shared folder.
+ *
+ * fs_data_dir() finds the read-only data provision ships (templates/,
+ * profiles/): in a built tree beside the binary, or where `make install`
+ * put it (PROV_DATADIR, derived from PREFIX at build time).
  */
 #ifndef PROV_FS_H
 #define PROV_FS_H
@@ -54,5 +58,12 @@ int	fs_parent_safe(const char *path, struct prov_err *err);
  * none is known (never a shared folder like /tmp).
  */
 char	*fs_cache_home(struct prov_err *err);
+
+/*
+ * The data dir NAME ("templates", "profiles"): $ENV when set and not
+ * empty, else NAME beside the binary or one level up (./provision,
+ * build/provision), else PROV_DATADIR/NAME.  The caller frees it.
+ */
+char	*fs_data_dir(const char *name, const char *env);
 
 #endif

@@ -509,37 +509,6 @@ pxe_result_release(struct pxe_result *res)
 	res->notes = (struct strvec)STRVEC_INIT;
 }
 
-char *
-pxe_templates_default(void)
-{
-	const char	*env = getenv("PROVISION_TEMPLATES");
-	char		 exe[PATH_MAX], *slash, *p;
-	ssize_t		 n;
-
-	if (env != NULL && *env != '\0')
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/templates/pxe", exe);
-			if (access(p, R_OK) == 0) {
-				p[strlen(p) - 4] = '\0';
-				return p;
-			}
-			free(p);
-			p = xasprintf("%s/../templates/pxe", exe);
-			if (access(p, R_OK) == 0) {
-				p[strlen(p) - 4] = '\0';
-				return p;
-			}
-			free(p);
-		}
-	}
-	return xstrdup("/usr/local/share/provision/templates");
-}
-
 /* Shared settings. */
 
 static int

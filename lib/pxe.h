@@ -98,13 +98,6 @@ int	pxe_render(struct pxe_result *out, const struct plan *,
 	    const struct pxe_opts *, struct prov_err *);
 void	pxe_result_release(struct pxe_result *);
 
-/*
- * The templates directory: $PROVISION_TEMPLATES, else templates/ next to
- * the binary or one level up (./provision, build/provision), else the
- * install path.  The caller frees it.
- */
-char	*pxe_templates_default(void);
-
 /* Pure helpers, exposed for the unit tests. */
 
 /*

@@ -228,6 +228,24 @@ START_TEST(test_fs_cache_home)
 }
 END_TEST
 
+/* $ENV wins; without it a unit test binary (build/tests/) finds no
+ * templates beside it, so the compiled-in install path is the answer. */
+START_TEST(test_fs_data_dir)
+{
+	char	*d;
+
+	ck_assert_int_eq(setenv("PROV_TEST_DATA", "/opt/site/templates", 1), 0);
+	d = fs_data_dir("templates", "PROV_TEST_DATA");
+	ck_assert_str_eq(d, "/opt/site/templates");
+	free(d);
+	ck_assert_int_eq(setenv("PROV_TEST_DATA", "", 1), 0);
+	d = fs_data_dir("no-such-dir", "PROV_TEST_DATA");
+	ck_assert_str_eq(d, PROV_DATADIR "/no-such-dir");
+	free(d);
+	ck_assert_int_eq(unsetenv("PROV_TEST_DATA"), 0);
+}
+END_TEST
+
 static Suite *
 fs_suite(void)
 {
@@ -243,6 +261,9 @@ fs_suite(void)
 	    (int)ARRAY_SIZE(safe_cases));
 	tcase_add_test(tc, test_fs_mkdirs);
 	tcase_add_test(tc, test_fs_cache_home);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("data_dir");
+	tcase_add_test(tc, test_fs_data_dir);
 	suite_add_tcase(s, tc);
 	return s;
 }
