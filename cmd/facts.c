@@ -21,8 +21,8 @@
 #include "buf.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "fs.h"
 #include "facts.h"
+#include "fs.h"
 #include "hw.h"
 #include "ssh.h"
 

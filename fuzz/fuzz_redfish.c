@@ -2,7 +2,7 @@
  * fuzz_redfish.c: the Redfish/JSON reader and the pure helpers of
  * redfish.h over what a BMC answers.
  *
- * The input is one HTTP body.  When redfish_parse() takes it, the
+ * The input is one HTTP body.  When yml_load_json() takes it, the
  * document is read as every resource the dialogue reads (service root,
  * collection, system, processor, memory, power supply, PCIe device with
  * its functions, virtual media, error body, action info), the reset type
@@ -61,7 +61,7 @@ fuzz_rf_reparse(const struct buf *b, int list)
 		buf_addf(&w, "{\"rows\": %s}", b->buf);
 	else
 		buf_add(&w, b->buf, b->len);
-	if (redfish_parse(&doc, "out.json", w.buf, w.len, &err) != 0) {
+	if (yml_load_json(&doc, "out.json", w.buf, w.len, &err) != 0) {
 		fprintf(stderr, "%s\n%s\n", err.msg, w.buf);
 		FUZZ_ASSERT(!"our JSON does not read back");
 	}
@@ -178,7 +178,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 262144)
 		return 0;
-	if (redfish_parse(&doc, "bmc.json", (const char *)data, size,
+	if (yml_load_json(&doc, "bmc.json", (const char *)data, size,
 	    &err) != 0) {
 		FUZZ_ASSERT(err.msg != NULL);
 		goto out;

@@ -279,13 +279,12 @@ apply_note(struct apply_ctx *c, const char *node, const char *fmt, ...)
 	char			*msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	memset(&ev, 0, sizeof ev);
 	ev.kind = APPLY_EV_NOTE;
 	ev.node = node;
-	ev.msg = msg != NULL ? msg : fmt;
+	ev.msg = msg;
 	apply_emit(c, &ev);
 	free(msg);
 }
@@ -613,17 +612,21 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 static int
 apply_lib_def(struct apply_ctx *c, struct prov_err *err)
 {
+	struct proc	 pr = PROC_INIT;
 	struct buf	 lib = BUF_INIT, msg = BUF_INIT;
 	char		*path = xasprintf("%s/lib.sh", c->o->templates);
-	char		 sh[] = "sh", n[] = "-n";
-	char		*argv[] = { sh, n, path, NULL };
-	int		 r = -1, st = 0;
+	int		 r = -1;
 
 	if (render_lib(&lib, &c->rin, err) != 0)
 		goto out;
+	strvec_push(&pr.args, "sh");
+	strvec_push(&pr.args, "-n");
+	strvec_push(&pr.args, path);
+	pr.out = &msg;
+	pr.timeout_s = 30;
 	/* no sh here (or it hangs): the nodes' sh will say it */
-	if (proc_run(&msg, argv, 30, &st) == 0 && WIFEXITED(st) &&
-	    WEXITSTATUS(st) != 0) {
+	if (proc_run(&pr) == 0 && WIFEXITED(pr.status) &&
+	    WEXITSTATUS(pr.status) != 0) {
 		buf_rtrim(&msg);
 		prov_err_set(err, PROV_E_USAGE, "%s: the shell refuses it: %s",
 		    path, msg.len > 0 ? msg.buf : "(sh -n says no more)");
@@ -634,6 +637,7 @@ apply_lib_def(struct apply_ctx *c, struct prov_err *err)
 	buf_adds(&c->lib_def, "\n}\n");
 	r = 0;
 out:
+	proc_release(&pr);
 	buf_release(&lib);
 	buf_release(&msg);
 	free(path);

@@ -218,22 +218,11 @@ arc_extract_one(struct archive *a, const char *archive, struct arc_pick *pk,
 	if (arc_sha256_init(&s, err) != 0)
 		goto out;
 	while ((n = archive_read_data(a, blk, ARC_BLOCK)) > 0) {
-		const char	*p = blk;
-		la_ssize_t	 left = n;
-
 		arc_sha256_update(&s, blk, (size_t)n);
 		total += n;
-		while (left > 0) {
-			ssize_t	w = write(fd, p, (size_t)left);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				prov_err_sys(err, "cannot write '%s'", tmp);
-				goto out;
-			}
-			p += w;
-			left -= w;
+		if (fs_write_all(fd, blk, (size_t)n) != 0) {
+			prov_err_sys(err, "cannot write '%s'", tmp);
+			goto out;
 		}
 	}
 	if (n < 0) {

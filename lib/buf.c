@@ -358,24 +358,14 @@ buf_read_file(struct buf *b, const char *path)
 int
 buf_write_file_atomic(const char *path, const void *p, size_t len, int mode)
 {
-	char		*tmp = NULL, *dcopy = NULL;
-	const char	*q = p;
-	int		 fd = -1, dfd = -1, r = -1, saved = 0;
-	ssize_t		 n;
+	char	*tmp = NULL, *dcopy = NULL;
+	int	 fd = -1, dfd = -1, r = -1, saved = 0;
 
 	/* A fresh random name, never through a link (fs.h). */
 	if ((fd = fs_tmp_open(&tmp, path, mode)) < 0)
 		goto out;
-	while (len > 0) {
-		n = write(fd, q, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		q += n;
-		len -= (size_t)n;
-	}
+	if (fs_write_all(fd, p, len) != 0)
+		goto out;
 	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0)
 		goto out;
 	if (close(fd) != 0) {

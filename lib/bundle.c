@@ -27,7 +27,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +40,7 @@
 #include "fs.h"
 #include "oci.h"
 #include "plan.h"
+#include "proc.h"
 #include "render.h"
 #include "sig.h"
 #include "str.h"
@@ -50,8 +50,6 @@
 
 #define BUNDLE_OUT_MAX		(256u << 20)	/* apt output we read */
 #define BUNDLE_SHOW_BATCH	200	/* apt-cache show args per run */
-
-extern char **environ;
 
 struct bundle_release_name {
 	const char	*distro, *release, *codename, *components;
@@ -624,97 +622,29 @@ bundle_plan(struct bundle *b, const struct plan *p,
 /* Running apt. */
 
 /*
- * Run argv with APT_CONFIG set, capturing stdout and stderr (each capped).
- * Returns the exit status (0..255), or -1 with err when it could not run.
+ * Run argv with APT_CONFIG set and the C locale, capturing stdout and
+ * stderr (each capped).  Returns the exit status (0..255, 128 when
+ * killed), or -1 with err when it could not run.
  */
 static int
-bundle_run(struct buf *out, struct buf *errb, char *const *argv,
+bundle_run(struct buf *out, struct buf *errb, const struct strvec *argv,
     const char *aptconf, struct prov_err *err)
 {
-	struct strvec	 env = STRVEC_INIT;
-	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	int		 status, r = -1;
-	size_t		 i;
-	pid_t		 pid;
+	struct proc	p = PROC_INIT;
+	int		r = -1;
 
-	for (i = 0; environ[i] != NULL; i++)
-		if (!str_starts(environ[i], "APT_CONFIG=") &&
-		    !str_starts(environ[i], "LC_ALL=") &&
-		    !str_starts(environ[i], "LANGUAGE="))
-			strvec_push(&env, environ[i]);
-	strvec_pushf(&env, "APT_CONFIG=%s", aptconf);
-	strvec_push(&env, "LC_ALL=C");
-	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
-		prov_err_sys(err, "pipe");
-		goto out;
-	}
-	if ((pid = fork()) < 0) {
-		prov_err_sys(err, "fork");
-		goto out;
-	}
-	if (pid == 0) {
-		int	devnull = open("/dev/null", O_RDONLY);
-
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execvpe(argv[0], argv, env.v);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-	out->max = errb->max = BUNDLE_OUT_MAX;
-	for (;;) {
-		struct pollfd	pfd[2];
-		char		blk[16384];
-		int		k, open_ = 0;
-
-		pfd[0].fd = po[0];
-		pfd[1].fd = pe[0];
-		pfd[0].events = pfd[1].events = POLLIN;
-		open_ = (po[0] >= 0) + (pe[0] >= 0);
-		if (open_ == 0)
-			break;
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
-			prov_err_sys(err, "poll");
-			break;
-		}
-		for (k = 0; k < 2; k++) {
-			int		*fd = k == 0 ? &po[0] : &pe[0];
-			struct buf	*dst = k == 0 ? out : errb;
-			ssize_t		 n;
-
-			if (*fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP |
-			    POLLERR)))
-				continue;
-			n = read(*fd, blk, sizeof blk);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(*fd);
-				*fd = -1;
-				continue;
-			}
-			buf_add(dst, blk, (size_t)n);
-		}
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			prov_err_sys(err, "waitpid");
-			goto out;
-		}
-	r = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-out:
-	for (i = 0; i < 2; i++) {
-		if (po[i] >= 0)
-			close(po[i]);
-		if (pe[i] >= 0)
-			close(pe[i]);
-	}
-	strvec_clear(&env);
+	strvec_pushv(&p.args, argv);
+	strvec_pushf(&p.env, "APT_CONFIG=%s", aptconf);
+	strvec_push(&p.env, "LC_ALL=C");
+	strvec_push(&p.env, "LANGUAGE");
+	p.out = out;
+	p.err = errb;
+	p.max = BUNDLE_OUT_MAX;
+	if (proc_run(&p) != 0)
+		prov_err_sys(err, "cannot run %s", argv->v[0]);
+	else
+		r = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128;
+	proc_release(&p);
 	return r;
 }
 
@@ -868,7 +798,7 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 	strvec_push(&argv, "apt-get");
 	strvec_push(&argv, "update");
 	strvec_push(&argv, "-q");
-	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
 		goto out;
 	/* apt 2.x only warns when a source cannot be read: fatal here. */
 	if (st != 0 || strstr(eb.buf, "\nE:") != NULL ||
@@ -887,7 +817,7 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 	buf_reset(&eb);
 	strvec_push(&argv, "apt-cache");
 	strvec_push(&argv, "pkgnames");
-	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
 		goto out;
 	if (st != 0) {
 		msg = bundle_apt_msg(&eb);
@@ -935,7 +865,7 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 	}
 	buf_reset(&out);
 	buf_reset(&eb);
-	if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
 		goto out;
 	if (st != 0) {
 		msg = bundle_apt_msg(&eb);
@@ -957,7 +887,7 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 			    b->items[i].version);
 		buf_reset(&out);
 		buf_reset(&eb);
-		if ((st = bundle_run(&out, &eb, argv.v, conf, err)) < 0)
+		if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
 			goto out;
 		if (st != 0) {
 			msg = bundle_apt_msg(&eb);
@@ -1202,7 +1132,7 @@ static size_t
 bundle_write_cb(char *p, size_t sz, size_t nm, void *arg)
 {
 	struct bundle_xfer	*x = arg;
-	size_t			 n = sz * nm, done = 0;
+	size_t			 n = sz * nm;
 
 	if (!x->first) {
 		long	code = 0;
@@ -1223,16 +1153,9 @@ bundle_write_cb(char *p, size_t sz, size_t nm, void *arg)
 		x->too_big = 1;
 		return 0;
 	}
-	while (done < n) {
-		ssize_t	w = write(x->fd, p + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			x->io_err = errno;
-			return 0;
-		}
-		done += (size_t)w;
+	if (fs_write_all(x->fd, p, n) != 0) {
+		x->io_err = errno;
+		return 0;
 	}
 	x->written += (int64_t)n;
 	return n;

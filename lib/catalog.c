@@ -32,7 +32,6 @@ struct cat_table {
 	size_t		  n, alloc;
 	struct strmap	  ids;		/* id and aliases -> entry */
 	const char	**idlist;	/* NULL-terminated, rebuilt on demand */
-	size_t		  idlist_n;
 };
 
 struct catalog {
@@ -142,10 +141,6 @@ static const struct schema_field cat_cpu_fields[] = {
 	FEND
 };
 
-struct cat_sys_raw {
-	const struct yml_node	*cpu, *gpus, *nics, *drives, *psu, *slots;
-};
-
 static const struct schema_field cat_sys_fields[] = {
 	META_FIELDS(struct cat_system),
 	F("rack_units", SCHEMA_INT, struct cat_system, rack_units, NUL),
@@ -247,11 +242,6 @@ static const struct schema_field cat_slot_fields[] = {
 	F("cpu", SCHEMA_INT, struct cat_slot_raw, cpu, NUL),
 	F("notes", SCHEMA_IGNORE, struct cat_slot_raw, name, 0),
 	FEND
-};
-
-struct cat_ports_raw {
-	long	count;
-	double	gbps;
 };
 
 static const struct schema_field cat_ports_fields[] = {

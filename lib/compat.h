@@ -37,6 +37,7 @@ void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...) PROV_PRINTF(1, 2);
+char	*xvasprintf(const char *, va_list) PROV_PRINTF(1, 0);
 /* Wipe then free: for passwords, tokens and keys (OpenSSH freezero). */
 void	 freezero_str(char *);
 

@@ -34,8 +34,7 @@ prov_err_vset(struct prov_err *e, enum prov_code code,
 {
 	char	*msg;
 
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	prov_err_release(e);
 	e->code = code;
 	if (loc != NULL)

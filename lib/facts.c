@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "str.h"
 #include "strvec.h"
+#include "xml.h"
 #include "yml.h"
 
 /* ------------------------------------------------------------------ */
@@ -1126,373 +1127,30 @@ out:
 	return r;
 }
 
-/*
- * A strict reader for the XML nvidia-smi writes: elements, attributes,
- * text with the five predefined entities and character references,
- * comments, processing instructions, a DOCTYPE without an internal
- * subset, CDATA.  Mismatched or unclosed tags are errors.  It builds a
- * small tree; the caller picks elements by path.
- */
-struct facts_xml {
-	char			*name;
-	char			*id;		/* the id="" attribute */
-	char			*text;
-	struct facts_xml	*child, *last, *next;
-};
-
-struct facts_xml_rd {
-	const char		*p;
-	unsigned		 line;
-	struct prov_err		*err;
-};
-
-static void
-facts_xml_free(struct facts_xml *x)
-{
-	while (x != NULL) {
-		struct facts_xml	*nx = x->next;
-
-		facts_xml_free(x->child);
-		free(x->name);
-		free(x->id);
-		free(x->text);
-		free(x);
-		x = nx;
-	}
-}
-
-static int
-facts_xml_err(struct facts_xml_rd *rd, const char *what)
-{
-	return facts_parse_err(rd->err, "nvidia-smi -q -x", "line %u: %s",
-	    rd->line, what);
-}
-
-static void
-facts_xml_adv(struct facts_xml_rd *rd, size_t n)
-{
-	for (; n > 0 && *rd->p != '\0'; n--, rd->p++)
-		if (*rd->p == '\n')
-			rd->line++;
-}
-
-static void
-facts_xml_ws(struct facts_xml_rd *rd)
-{
-	while (*rd->p == ' ' || *rd->p == '\t' || *rd->p == '\r' ||
-	    *rd->p == '\n')
-		facts_xml_adv(rd, 1);
-}
-
-/* Skip up to and past `end`; -1 when it never comes. */
-static int
-facts_xml_skip(struct facts_xml_rd *rd, const char *end)
-{
-	const char	*e = strstr(rd->p, end);
-
-	if (e == NULL)
-		return facts_xml_err(rd, "unterminated markup");
-	facts_xml_adv(rd, (size_t)(e - rd->p) + strlen(end));
-	return 0;
-}
-
-static int
-facts_xml_namechar(int c, int first)
-{
-	return isalpha(c) || c == '_' || c == ':' ||
-	    (!first && (isdigit(c) || c == '-' || c == '.'));
-}
-
-static char *
-facts_xml_name(struct facts_xml_rd *rd)
-{
-	const char	*s = rd->p;
-
-	if (!facts_xml_namechar((unsigned char)*s, 1))
-		return NULL;
-	while (facts_xml_namechar((unsigned char)*rd->p, 0))
-		rd->p++;
-	return xstrndup(s, (size_t)(rd->p - s));
-}
-
-/* Append text up to `stop` (a char) with entities decoded. */
-static int
-facts_xml_text(struct facts_xml_rd *rd, struct buf *b, int stop)
-{
-	while (*rd->p != '\0' && *rd->p != stop && *rd->p != '<') {
-		if (*rd->p == '&') {
-			static const struct {
-				const char	*e;
-				char		 c;
-			} ents[] = {
-				{ "&amp;", '&' }, { "&lt;", '<' },
-				{ "&gt;", '>' }, { "&quot;", '"' },
-				{ "&apos;", '\'' },
-			};
-			size_t		i;
-			unsigned long	cp;
-			char		*end;
-
-			for (i = 0; i < ARRAY_SIZE(ents); i++)
-				if (str_starts(rd->p, ents[i].e))
-					break;
-			if (i < ARRAY_SIZE(ents)) {
-				buf_addch(b, ents[i].c);
-				facts_xml_adv(rd, strlen(ents[i].e));
-				continue;
-			}
-			if (rd->p[1] != '#')
-				return facts_xml_err(rd, "unknown entity");
-			errno = 0;
-			if (rd->p[2] == 'x')
-				cp = strtoul(rd->p + 3, &end, 16);
-			else
-				cp = strtoul(rd->p + 2, &end, 10);
-			if (errno != 0 || *end != ';' || cp == 0 ||
-			    cp > 0x10ffff)
-				return facts_xml_err(rd, "bad character "
-				    "reference");
-			if (cp < 0x80)
-				buf_addch(b, (int)cp);
-			else if (cp < 0x800) {
-				buf_addch(b, (int)(0xc0 | (cp >> 6)));
-				buf_addch(b, (int)(0x80 | (cp & 0x3f)));
-			} else if (cp < 0x10000) {
-				buf_addch(b, (int)(0xe0 | (cp >> 12)));
-				buf_addch(b, (int)(0x80 | ((cp >> 6) & 0x3f)));
-				buf_addch(b, (int)(0x80 | (cp & 0x3f)));
-			} else {
-				buf_addch(b, (int)(0xf0 | (cp >> 18)));
-				buf_addch(b, (int)(0x80 | ((cp >> 12) & 0x3f)));
-				buf_addch(b, (int)(0x80 | ((cp >> 6) & 0x3f)));
-				buf_addch(b, (int)(0x80 | (cp & 0x3f)));
-			}
-			facts_xml_adv(rd, (size_t)(end - rd->p) + 1);
-			continue;
-		}
-		buf_addch(b, *rd->p);
-		facts_xml_adv(rd, 1);
-	}
-	return 0;
-}
-
-/* Comments, PIs and white space between elements. */
-static int
-facts_xml_misc(struct facts_xml_rd *rd)
-{
-	for (;;) {
-		facts_xml_ws(rd);
-		if (str_starts(rd->p, "<!--")) {
-			if (facts_xml_skip(rd, "-->") != 0)
-				return -1;
-		} else if (str_starts(rd->p, "<?")) {
-			if (facts_xml_skip(rd, "?>") != 0)
-				return -1;
-		} else
-			return 0;
-	}
-}
-
-/* One element at rd->p ('<'); depth bounds recursion. */
-static int
-facts_xml_elem(struct facts_xml_rd *rd, struct facts_xml **out, int depth)
-{
-	struct facts_xml	*x = NULL, *c = NULL;
-	struct buf		 text = BUF_INIT, val = BUF_INIT;
-	char			*an = NULL, *en = NULL;
-	int			 r = -1;
-
-	*out = NULL;
-	if (depth > 64) {
-		facts_xml_err(rd, "elements nested too deep");
-		goto out;
-	}
-	facts_xml_adv(rd, 1);
-	x = xcalloc(1, sizeof *x);
-	if ((x->name = facts_xml_name(rd)) == NULL) {
-		facts_xml_err(rd, "bad element name");
-		goto out;
-	}
-	for (;;) {
-		char	q;
-
-		facts_xml_ws(rd);
-		if (*rd->p == '>' || str_starts(rd->p, "/>"))
-			break;
-		if ((an = facts_xml_name(rd)) == NULL) {
-			facts_xml_err(rd, "bad attribute");
-			goto out;
-		}
-		facts_xml_ws(rd);
-		if (*rd->p != '=') {
-			facts_xml_err(rd, "attribute without '='");
-			goto out;
-		}
-		facts_xml_adv(rd, 1);
-		facts_xml_ws(rd);
-		if (*rd->p != '"' && *rd->p != '\'') {
-			facts_xml_err(rd, "unquoted attribute value");
-			goto out;
-		}
-		q = *rd->p;
-		facts_xml_adv(rd, 1);
-		buf_reset(&val);
-		if (facts_xml_text(rd, &val, q) != 0)
-			goto out;
-		if (*rd->p != q) {
-			facts_xml_err(rd, "unterminated attribute value");
-			goto out;
-		}
-		facts_xml_adv(rd, 1);
-		if (strcmp(an, "id") == 0)
-			facts_set(&x->id, val.buf);
-		free(an);
-		an = NULL;
-	}
-	if (str_starts(rd->p, "/>")) {
-		facts_xml_adv(rd, 2);
-		x->text = xstrdup("");
-		goto done;
-	}
-	facts_xml_adv(rd, 1);
-	for (;;) {
-		if (*rd->p == '\0') {
-			facts_xml_err(rd, "unclosed element");
-			goto out;
-		}
-		if (str_starts(rd->p, "</")) {
-			facts_xml_adv(rd, 2);
-			if ((en = facts_xml_name(rd)) == NULL ||
-			    strcmp(en, x->name) != 0) {
-				facts_xml_err(rd, "mismatched end tag");
-				goto out;
-			}
-			facts_xml_ws(rd);
-			if (*rd->p != '>') {
-				facts_xml_err(rd, "bad end tag");
-				goto out;
-			}
-			facts_xml_adv(rd, 1);
-			break;
-		}
-		if (str_starts(rd->p, "<!--")) {
-			if (facts_xml_skip(rd, "-->") != 0)
-				goto out;
-		} else if (str_starts(rd->p, "<![CDATA[")) {
-			const char	*e = strstr(rd->p, "]]>");
-
-			if (e == NULL) {
-				facts_xml_err(rd, "unterminated CDATA");
-				goto out;
-			}
-			buf_add(&text, rd->p + 9, (size_t)(e - rd->p - 9));
-			facts_xml_adv(rd, (size_t)(e - rd->p) + 3);
-		} else if (str_starts(rd->p, "<?")) {
-			if (facts_xml_skip(rd, "?>") != 0)
-				goto out;
-		} else if (*rd->p == '<') {
-			if (facts_xml_elem(rd, &c, depth + 1) != 0)
-				goto out;
-			if (x->last != NULL)
-				x->last->next = c;
-			else
-				x->child = c;
-			x->last = c;
-			c = NULL;
-		} else if (facts_xml_text(rd, &text, '<') != 0)
-			goto out;
-	}
-	x->text = xstrdup(str_trim(text.buf));
-done:
-	*out = x;
-	x = NULL;
-	r = 0;
-out:
-	free(an);
-	free(en);
-	buf_release(&text);
-	buf_release(&val);
-	facts_xml_free(x);
-	return r;
-}
-
-static int
-facts_xml_parse(struct facts_xml **out, const char *text,
-    struct prov_err *err)
-{
-	struct facts_xml_rd	rd = { text, 1, err };
-
-	*out = NULL;
-	if (facts_xml_misc(&rd) != 0)
-		return -1;
-	if (str_starts(rd.p, "<!DOCTYPE")) {
-		const char	*gt = strchr(rd.p, '>');
-		const char	*lb = strchr(rd.p, '[');
-
-		if (gt == NULL || (lb != NULL && lb < gt))
-			return facts_xml_err(&rd, "unsupported DOCTYPE");
-		facts_xml_adv(&rd, (size_t)(gt - rd.p) + 1);
-		if (facts_xml_misc(&rd) != 0)
-			return -1;
-	}
-	if (*rd.p != '<')
-		return facts_xml_err(&rd, "no root element");
-	if (facts_xml_elem(&rd, out, 0) != 0)
-		return -1;
-	if (facts_xml_misc(&rd) != 0 || *rd.p != '\0') {
-		facts_xml_free(*out);
-		*out = NULL;
-		return facts_xml_err(&rd, "content after the root element");
-	}
-	return 0;
-}
-
-/* The text at "a/b/c" under x (first match at each step), or NULL. */
-static const char *
-facts_xml_path(const struct facts_xml *x, const char *path)
-{
-	const char	*p = path;
-
-	while (x != NULL && *p != '\0') {
-		const char		*slash = strchr(p, '/');
-		size_t			 len = slash ? (size_t)(slash - p) :
-					    strlen(p);
-		const struct facts_xml	*c;
-
-		for (c = x->child; c != NULL; c = c->next)
-			if (strlen(c->name) == len &&
-			    strncmp(c->name, p, len) == 0)
-				break;
-		x = c;
-		p = slash ? slash + 1 : p + len;
-	}
-	return x != NULL ? x->text : NULL;
-}
-
 int
 facts_parse_nvsmi_xml(struct facts *f, const char *text,
     struct prov_err *err)
 {
-	struct facts_xml	*root = NULL, *x, *m;
+	struct xml_node		*root = NULL, *x, *m;
 	const char		*drv, *v;
 	long			 index = 0;
 	int			 r = -1;
 
-	if (facts_xml_parse(&root, text, err) != 0)
+	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
 		goto out;
 	if (strcmp(root->name, "nvidia_smi_log") != 0) {
 		facts_parse_err(err, "nvidia-smi -q -x", "root element is "
 		    "'%s', not 'nvidia_smi_log'", root->name);
 		goto out;
 	}
-	drv = facts_xml_path(root, "driver_version");
+	drv = xml_path(root, "driver_version");
 	for (x = root->child; x != NULL; x = x->next) {
 		struct facts_gpu	*g;
 		const char		*bus;
 
 		if (strcmp(x->name, "gpu") != 0)
 			continue;
-		bus = facts_xml_path(x, "pci/pci_bus_id");
+		bus = xml_path(x, "pci/pci_bus_id");
 		if (bus == NULL)
 			bus = x->id;
 		g = facts_gpu_get(f, bus, index);
@@ -1502,33 +1160,33 @@ facts_parse_nvsmi_xml(struct facts *f, const char *text,
 		facts_set(&g->source, "nvidia-smi");
 		if (drv != NULL)
 			facts_nv_field(g, "driver_version", drv);
-		if ((v = facts_xml_path(x, "product_name")) != NULL)
+		if ((v = xml_path(x, "product_name")) != NULL)
 			facts_nv_field(g, "name", v);
-		if ((v = facts_xml_path(x, "uuid")) != NULL)
+		if ((v = xml_path(x, "uuid")) != NULL)
 			facts_nv_field(g, "uuid", v);
-		if ((v = facts_xml_path(x, "persistence_mode")) != NULL)
+		if ((v = xml_path(x, "persistence_mode")) != NULL)
 			facts_nv_field(g, "persistence_mode", v);
-		if ((v = facts_xml_path(x, "pci/pci_device_id")) != NULL)
+		if ((v = xml_path(x, "pci/pci_device_id")) != NULL)
 			facts_nv_field(g, "pci.device_id", v);
-		if ((v = facts_xml_path(x, "fb_memory_usage/total")) != NULL)
+		if ((v = xml_path(x, "fb_memory_usage/total")) != NULL)
 			facts_nv_field(g, "memory.total", v);
-		if ((v = facts_xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
+		if ((v = xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
 		    "current_link_gen")) != NULL)
 			facts_nv_field(g, "pcie.link.gen.current", v);
-		if ((v = facts_xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
+		if ((v = xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
 		    "max_link_gen")) != NULL)
 			facts_nv_field(g, "pcie.link.gen.max", v);
-		if ((v = facts_xml_path(x, "pci/pci_gpu_link_info/link_widths/"
+		if ((v = xml_path(x, "pci/pci_gpu_link_info/link_widths/"
 		    "current_link_width")) != NULL)
 			facts_nv_field(g, "pcie.link.width.current", v);
-		if ((v = facts_xml_path(x, "pci/pci_gpu_link_info/link_widths/"
+		if ((v = xml_path(x, "pci/pci_gpu_link_info/link_widths/"
 		    "max_link_width")) != NULL)
 			facts_nv_field(g, "pcie.link.width.max", v);
-		v = facts_xml_path(x, "mig_mode/current_mig");
+		v = xml_path(x, "mig_mode/current_mig");
 		for (m = x->child; v != NULL && strcmp(v, "Enabled") == 0 &&
 		    m != NULL; m = m->next)
 			if (strcmp(m->name, "mig_devices") == 0) {
-				const struct facts_xml	*d;
+				const struct xml_node	*d;
 
 				g->mig_devices = 0;
 				for (d = m->child; d != NULL; d = d->next)
@@ -1538,7 +1196,7 @@ facts_parse_nvsmi_xml(struct facts *f, const char *text,
 	}
 	r = 0;
 out:
-	facts_xml_free(root);
+	xml_free(root);
 	return r;
 }
 

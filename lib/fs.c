@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "err.h"
 #include "fs.h"
 
 #ifndef PROV_DATADIR
@@ -212,29 +213,9 @@ out:
 int
 fs_mkdirs(const char *dir, int mode, struct prov_err *err)
 {
-	char	*p = xstrdup(dir), *q;
-	int	 r = -1;
-
-	for (q = p + 1; ; q++) {
-		if (*q != '/' && *q != '\0')
-			continue;
-		{
-			char	save = *q;
-
-			*q = '\0';
-			if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
-				prov_err_sys(err, "cannot create '%s'", p);
-				goto out;
-			}
-			*q = save;
-			if (save == '\0')
-				break;
-		}
-	}
-	r = fs_dir_safe(dir, err);
-out:
-	free(p);
-	return r;
+	if (fs_mkdir_p(dir, (mode_t)mode, err) != 0)
+		return -1;
+	return fs_dir_safe(dir, err);
 }
 
 int
@@ -299,4 +280,54 @@ fs_data_dir(const char *name, const char *env)
 		}
 	}
 	return xasprintf("%s/%s", PROV_DATADIR, name);
+}
+
+int
+fs_mkdir_p(const char *path, mode_t mode, struct prov_err *err)
+{
+	char	*d = xstrdup(path), *p;
+	int	 r = -1;
+
+	if (*d == '\0') {
+		errno = ENOENT;
+		prov_err_sys(err, "cannot create ''");
+		goto out;
+	}
+	/* each parent, then path itself (p at its NUL) */
+	for (p = d + 1;; p++) {
+		char	c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(d, mode) != 0 && errno != EEXIST) {
+			prov_err_sys(err, "cannot create '%s'", d);
+			goto out;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	r = 0;
+out:
+	free(d);
+	return r;
+}
+
+int
+fs_write_all(int fd, const void *buf, size_t n)
+{
+	const char	*p = buf;
+	ssize_t		 w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

@@ -15,17 +15,21 @@
  *					can write (sticky /tmp-style folders
  *					included), or one reached through a
  *					link or a folder others can change;
- *	fs_mkdirs(dir, 0700, &err)	mkdir -p, then fs_dir_safe().
+ *	fs_mkdirs(dir, 0700, &err)	fs_mkdir_p(), then fs_dir_safe().
  *
  * fs_cache_home() says where per-user caches go without ever falling back
  * to a shared folder.
  *
- * fs_data_dir() finds the read-only data provision ships (templates/,
- * profiles/): in a built tree beside the binary, or where `make install`
- * put it (PROV_DATADIR, derived from PREFIX at build time).
+ * fs_mkdir_p() makes a directory and its parents; fs_write_all() writes
+ * a whole buffer through short writes and signals; fs_data_dir() finds
+ * the read-only data provision ships (templates/, profiles/): in a built
+ * tree beside the binary, or where `make install` put it (PROV_DATADIR,
+ * derived from PREFIX at build time).
  */
 #ifndef PROV_FS_H
 #define PROV_FS_H
+
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -46,7 +50,7 @@ int	fs_tmp_open(char **tmp, const char *path, int mode);
  */
 int	fs_dir_safe(const char *dir, struct prov_err *err);
 
-/* mkdir -p `dir` (new folders get `mode`), then fs_dir_safe(). */
+/* fs_mkdir_p(dir) (new folders get `mode`), then fs_dir_safe(). */
 int	fs_mkdirs(const char *dir, int mode, struct prov_err *err);
 
 /* fs_dir_safe() of the folder that holds `path` (a file to write). */
@@ -58,6 +62,16 @@ int	fs_parent_safe(const char *path, struct prov_err *err);
  * none is known (never a shared folder like /tmp).
  */
 char	*fs_cache_home(struct prov_err *err);
+
+/*
+ * mkdir -p: path and every missing parent, each made with mode (existing
+ * ones are left as they are).  -1 with err naming the one that could not
+ * be made; an empty path is an error (ENOENT), as for mkdir(2).
+ */
+int	fs_mkdir_p(const char *path, mode_t mode, struct prov_err *err);
+
+/* Write all n bytes to fd, again after EINTR; -1 with errno. */
+int	fs_write_all(int fd, const void *p, size_t n);
 
 /*
  * The data dir NAME ("templates", "profiles"): $ENV when set and not

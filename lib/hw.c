@@ -394,22 +394,22 @@ hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 {
 	const char	*prog = o->nvidia_smi != NULL ? o->nvidia_smi :
 			    "nvidia-smi";
+	struct proc	 pr = PROC_INIT;
 	struct buf	 out = BUF_INIT;
 	struct prov_err	 err = PROV_ERR_INIT;
-	char		*argv[4];
-	int		 st = 0;
+	int		 st;
 
 	if (*prog == '\0')
 		return;
-	argv[0] = (char *)prog;
-	argv[1] = (char *)"--query-gpu=index,name,pci.bus_id,pci.device_id,"
-	    "uuid,memory.total,driver_version,persistence_mode,"
+	strvec_push(&pr.args, prog);
+	strvec_push(&pr.args, "--query-gpu=index,name,pci.bus_id,"
+	    "pci.device_id,uuid,memory.total,driver_version,persistence_mode,"
 	    "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
-	    "pcie.link.width.max";
-	argv[2] = (char *)"--format=csv,nounits";
-	argv[3] = NULL;
-	if (proc_run(&out, argv, o->timeout_s > 0 ? o->timeout_s : 60,
-	    &st) != 0) {
+	    "pcie.link.width.max");
+	strvec_push(&pr.args, "--format=csv,nounits");
+	pr.out = &out;
+	pr.timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
+	if (proc_run(&pr) != 0) {
 		if (errno == ENOENT)
 			facts_note(f, "'%s' not found", prog);
 		else if (errno == ETIMEDOUT)
@@ -418,6 +418,7 @@ hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 			facts_note(f, "%s: %s", prog, strerror(errno));
 		goto out;
 	}
+	st = pr.status;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		buf_rtrim(&out);
 		facts_note(f, "%s: exit status %d%s%.160s", prog,
@@ -428,6 +429,7 @@ hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 	if (facts_parse_nvsmi_csv(f, out.buf, NULL, &err) != 0)
 		facts_note(f, "%s", err.msg);
 out:
+	proc_release(&pr);
 	prov_err_release(&err);
 	buf_release(&out);
 }

@@ -28,6 +28,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fs.h"
 #include "knownhosts.h"
 #include "strvec.h"
 
@@ -631,24 +632,6 @@ knownhosts_pread_all(int fd, struct buf *b)
 	}
 }
 
-static int
-knownhosts_write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int
 knownhosts_add(struct knownhosts *kh, const char *const *names, size_t nnames,
     long port, const unsigned char *blob, size_t len,
@@ -696,7 +679,7 @@ knownhosts_add(struct knownhosts *kh, const char *const *names, size_t nnames,
 	}
 	b64 = knownhosts_b64enc(blob, len, 1);
 	buf_addf(&line, " %s %s\n", type, b64);
-	if (knownhosts_write_all(fd, line.buf, line.len) != 0 ||
+	if (fs_write_all(fd, line.buf, line.len) != 0 ||
 	    fsync(fd) != 0) {
 		prov_err_sys(err, "write '%s'", path);
 		goto out;

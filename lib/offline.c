@@ -1192,18 +1192,3 @@ offline_push_release(struct offline_push *pu)
 	free(pu->nodes);
 	memset(pu, 0, sizeof *pu);
 }
-
-const char *
-offline_status_name(enum offline_status s)
-{
-	switch (s) {
-	case OFFLINE_SENT:
-		return "sent";
-	case OFFLINE_PRESENT:
-		return "already there";
-	case OFFLINE_NONE:
-		return "not needed";
-	default:
-		return "failed";
-	}
-}

@@ -158,8 +158,6 @@ int	offline_push_run(struct offline_push *out, const struct plan *,
 	    const struct offline_bundle *, const struct offline_opts *,
 	    struct prov_err *err);
 void	offline_push_release(struct offline_push *);
-/* "sent", "already there", "failed". */
-const char *offline_status_name(enum offline_status);
 
 /*
  * Whether the plan's nodes run a container engine that imports images:

@@ -302,11 +302,6 @@ static const struct schema_field plan_runtime_fields[] = {
 	FEND
 };
 
-struct plan_sw_raw {
-	struct plan_software	*sw;
-	const struct yml_node	*partitions;
-};
-
 static const struct schema_field plan_partition_fields[] = {
 	F("name", SCHEMA_WORD, struct plan_partition, name, SCHEMA_REQUIRED),
 	F("nodes", SCHEMA_HOSTLIST, struct plan_partition, nodes, SCHEMA_REQUIRED),
@@ -413,8 +408,7 @@ plan_ld_err(struct plan_ld *ld, const struct yml_node *n, const char *hint,
 	char		*msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	prov_err_setloc(&e, PROV_E_PLAN, &loc, hint, "%s", msg);
 	free(msg);
@@ -1771,4 +1765,38 @@ out:
 	free(v);
 	strvec_clear(&names);
 	return r;
+}
+
+int
+plan_slurm_compute(const struct plan *p, const struct plan_node *n,
+    const char **part)
+{
+	size_t	i;
+
+	if (part != NULL)
+		*part = NULL;
+	if (p->sw.npartitions == 0)
+		return n->role == PLAN_ROLE_WORKER;
+	for (i = 0; i < p->sw.npartitions; i++) {
+		struct plan_node	**sel = NULL;
+		struct prov_err		  e = PROV_ERR_INIT;
+		size_t			  k, m;
+		int			  hit = 0;
+
+		if (plan_select(&sel, &m, p, p->sw.partitions[i].nodes,
+		    &e) != 0) {
+			prov_err_release(&e);
+			continue;
+		}
+		for (k = 0; k < m; k++)
+			if (sel[k] == n)
+				hit = 1;
+		free(sel);
+		if (hit) {
+			if (part != NULL)
+				*part = p->sw.partitions[i].name;
+			return 1;
+		}
+	}
+	return 0;
 }

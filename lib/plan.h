@@ -304,6 +304,13 @@ struct prov_loc		 plan_loc(const struct plan *, const struct yml_node *src,
 int			 plan_select(struct plan_node ***out, size_t *n,
 			    const struct plan *, const char *hostlist,
 			    struct prov_err *err);
+/*
+ * Whether node n is a Slurm compute node: when the plan lists partitions,
+ * one of them holds it (*part, unless NULL: the first that does); else
+ * it is a worker.
+ */
+int			 plan_slurm_compute(const struct plan *,
+			    const struct plan_node *n, const char **part);
 
 /*
  * Every value-holding key of the plan schema, depth first, with its path

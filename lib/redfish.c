@@ -28,7 +28,7 @@
  * not that it restarted (the reset's own answer says that).
  *
  * JSON is read with yml.h: JSON is YAML's flow style, which libyaml
- * reads; redfish_parse() says where it falls short.
+ * reads; yml_load_json() says where it falls short.
  */
 #include "compat.h"
 
@@ -46,41 +46,6 @@
 #define REDFISH_ROOT	"/redfish/v1"
 
 /* --- JSON helpers ----------------------------------------------------- */
-
-int
-redfish_parse(struct yml_doc *doc, const char *label, const char *text,
-    size_t len, struct prov_err *err)
-{
-	struct prov_errs	errs = PROV_ERRS_INIT;
-	int			r = -1;
-
-	/*
-	 * libyaml reads JSON with three gaps: \uD800-\uDFFF surrogate pairs
-	 * (characters outside the BMP) are refused, a key longer than 1024
-	 * characters is refused, and \u0000 ends a string.  Duplicate keys
-	 * are reported by yml (the first wins); they are ignored here.
-	 */
-	yml_doc_init(doc);
-	if (len == 0) {
-		prov_err_set(err, PROV_E_PARSE, "%s: empty answer, expected "
-		    "JSON", label);
-		goto out;
-	}
-	if (yml_load(doc, label, text, len, &errs) != 0) {
-		prov_err_set(err, PROV_E_PARSE, "%s: not JSON: %s", label,
-		    errs.n > 0 && errs.v[0].msg != NULL ? errs.v[0].msg :
-		    "unreadable");
-		goto out;
-	}
-	if (doc->root == NULL || doc->root->kind != YML_MAP) {
-		prov_err_set(err, PROV_E_PARSE, "%s: not a JSON object", label);
-		goto out;
-	}
-	r = 0;
-out:
-	prov_errs_release(&errs);
-	return r;
-}
 
 const char *
 redfish_str(const struct yml_node *n, const char *k)
@@ -1246,7 +1211,7 @@ rf_http_error(struct rf_job *j, struct rf_call *c, struct http_req *r)
 	const char	*m = NULL, *hint = NULL;
 	enum prov_code	 code = PROV_E_HTTP;
 
-	if (redfish_parse(&doc, c->path, r->resp.buf, r->resp.len, &perr) == 0)
+	if (yml_load_json(&doc, c->path, r->resp.buf, r->resp.len, &perr) == 0)
 		m = redfish_error_message(doc.root);
 	buf_addf(&msg, "%s %s: %ld", r->method, c->path, r->status);
 	if (rf_reason(r->status) != NULL)
@@ -1341,7 +1306,7 @@ rf_on_done(struct http_req *r, void *arg)
 		rf_http_error(j, c, r);
 		goto out;
 	}
-	if (redfish_parse(&doc, c->path, r->resp.buf, r->resp.len,
+	if (yml_load_json(&doc, c->path, r->resp.buf, r->resp.len,
 	    &perr) != 0) {
 		if (c->flags & RF_OPTIONAL)
 			rf_note(j, "GET %s", perr.msg);
@@ -1551,7 +1516,7 @@ rf_h_login(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	struct prov_err	 perr = PROV_ERR_INIT;
 	int		 parsed;
 
-	parsed = redfish_parse(&doc, c->path, r->resp.buf, r->resp.len,
+	parsed = yml_load_json(&doc, c->path, r->resp.buf, r->resp.len,
 	    &perr) == 0;
 	if ((r->status == 200 || r->status == 201) && tok != NULL &&
 	    *tok != '\0') {
@@ -1723,7 +1688,7 @@ rf_h_change(struct rf_job *j, struct rf_call *c, struct http_req *r,
 
 	if (r->status == 202) {
 		yml_doc_init(&doc);
-		if (loc == NULL && redfish_parse(&doc, c->path, r->resp.buf,
+		if (loc == NULL && yml_load_json(&doc, c->path, r->resp.buf,
 		    r->resp.len, &perr) == 0)
 			loc = rf_path(redfish_str(doc.root, "@odata.id"));
 		if (loc != NULL) {
@@ -1775,7 +1740,7 @@ rf_h_task(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		rf_http_error(j, c, r);
 		return;
 	}
-	if (r->resp.len > 0 && redfish_parse(&doc, c->path, r->resp.buf,
+	if (r->resp.len > 0 && yml_load_json(&doc, c->path, r->resp.buf,
 	    r->resp.len, &perr) == 0) {
 		state = redfish_str(doc.root, "TaskState");
 		msgs = redfish_seq(doc.root, "Messages");

@@ -150,12 +150,7 @@ const char	*redfish_action_name(enum redfish_action);
 
 /* --- pure helpers (JSON documents read with yml.h) --- */
 
-/*
- * A JSON text as a yml tree; -1 (PROV_E_PARSE) unless it is one object.
- * The doc is initialised here and must be released by the caller either way.
- */
-int		 redfish_parse(struct yml_doc *, const char *label,
-		    const char *text, size_t len, struct prov_err *err);
+/* Answers are read with yml_load_json() (yml.h). */
 /* The string at key `k`, NULL when absent, null or not a string (borrowed). */
 const char	*redfish_str(const struct yml_node *, const char *k);
 /* The number at key `k`, or NAN. */

@@ -69,33 +69,6 @@ render_node_resources(const struct render_in *in, size_t i, long *cpus,
 	*gpus = hw != NULL ? hw->ngpus : 0;
 }
 
-static int
-render_in_partition(const struct plan *p, const struct plan_node *n)
-{
-	size_t	i;
-
-	if (p->sw.npartitions == 0)
-		return n->role == PLAN_ROLE_WORKER;
-	for (i = 0; i < p->sw.npartitions; i++) {
-		struct plan_node	**sel = NULL;
-		struct prov_err		  e = PROV_ERR_INIT;
-		size_t			  k, m;
-		int			  hit = 0;
-
-		if (plan_select(&sel, &m, p, p->sw.partitions[i].nodes, &e) != 0) {
-			prov_err_release(&e);
-			continue;
-		}
-		for (k = 0; k < m; k++)
-			if (sel[k] == n)
-				hit = 1;
-		free(sel);
-		if (hit)
-			return 1;
-	}
-	return 0;
-}
-
 /* All nodes on loopback addresses: they share the workstation's network namespace (the testbed). */
 static int
 render_shared_netns(const struct plan *p)
@@ -164,7 +137,7 @@ render_slurm_conf(struct buf *b, const struct render_in *in)
 		const struct plan_node	*n = &p->nodes[i];
 		long			 cpus, mem, gpus;
 
-		if (!render_in_partition(p, n))
+		if (!plan_slurm_compute(p, n, NULL))
 			continue;
 		render_node_resources(in, i, &cpus, &mem, &gpus);
 		buf_addf(b, "NodeName=%s NodeAddr=%s", n->name, render_addr(n));
@@ -358,7 +331,7 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 		    "ConstrainCores=yes\nConstrainDevices=yes\n"
 		    "ConstrainRAMSpace=yes\n");
 		render_var(out, "SLURM_ROLE", n == head ? "controller" :
-		    render_in_partition(p, n) ? "compute" : "none");
+		    plan_slurm_compute(p, n, NULL) ? "compute" : "none");
 	} else {
 		render_var(out, "SLURM_CONF", NULL);
 		render_var(out, "GRES_CONF", NULL);

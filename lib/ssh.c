@@ -1076,8 +1076,7 @@ ssh_res_error(struct ssh_conn *c, enum ssh_status st, const char *fmt, ...)
 	char	*msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	c->res.status = st;
 	free(c->res.error);
@@ -1133,8 +1132,7 @@ ssh_conn_fail(struct ssh_conn *c, enum ssh_status st, const char *fmt, ...)
 	char	*msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = xstrdup(fmt);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	ssh_conn_abort(c);
 	c->failed = 1;
@@ -1830,23 +1828,6 @@ ssh_spill_path(struct ssh_conn *c, int stream)
 }
 
 static void
-ssh_write_fd(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void
 ssh_conn_deliver(struct ssh_conn *c, int stream, const char *data, size_t n)
 {
 	struct ssh_pool	*p = c->pool;
@@ -1872,7 +1853,7 @@ ssh_conn_deliver(struct ssh_conn *c, int stream, const char *data, size_t n)
 		c->spill_fd[stream] = open(path, O_WRONLY | O_CREAT | O_TRUNC |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (c->spill_fd[stream] >= 0) {
-			ssh_write_fd(c->spill_fd[stream], b->buf, b->len);
+			(void)fs_write_all(c->spill_fd[stream], b->buf, b->len);
 			if (stream == 1) {
 				free(c->res.out_spill);
 				c->res.out_spill = path;
@@ -1886,7 +1867,7 @@ ssh_conn_deliver(struct ssh_conn *c, int stream, const char *data, size_t n)
 		free(path);
 	}
 	if (c->spill_fd[stream] >= 0)
-		ssh_write_fd(c->spill_fd[stream], data, n);
+		(void)fs_write_all(c->spill_fd[stream], data, n);
 	buf_add(b, data, n);
 	if (p->h->output != NULL)
 		p->h->output(p->h->arg, c->idx, stream, data, n);
@@ -3034,7 +3015,7 @@ ssh_conn_job(struct ssh_conn *c)
 		for (;;) {
 			n = libssh2_sftp_read(c->sfh, p->rbuf, SSH_READ_CHUNK);
 			if (n > 0) {
-				ssh_write_fd(c->lfd, p->rbuf, (size_t)n);
+				(void)fs_write_all(c->lfd, p->rbuf, (size_t)n);
 				continue;
 			}
 			if (SSH_AGAIN(n))

@@ -32,10 +32,18 @@ strvec_pushf(struct strvec *sv, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = xstrdup("");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	strvec_push_nodup(sv, s);
+}
+
+void
+strvec_pushv(struct strvec *sv, const struct strvec *src)
+{
+	size_t	i;
+
+	for (i = 0; i < src->n; i++)
+		strvec_push(sv, src->v[i]);
 }
 
 void

@@ -22,6 +22,8 @@ void	strvec_pushf(struct strvec *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* Take ownership of an allocated string. */
 void	strvec_push_nodup(struct strvec *, char *);
+/* Append copies of every string of src. */
+void	strvec_pushv(struct strvec *, const struct strvec *src);
 void	strvec_clear(struct strvec *);
 /* Split `s` at every `sep`, skipping empty fields when skip_empty. */
 void	strvec_split(struct strvec *, const char *s, int sep, int skip_empty);

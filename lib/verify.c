@@ -40,6 +40,7 @@
 #include "str.h"
 #include "strvec.h"
 #include "verify.h"
+#include "xml.h"
 #include "yml.h"
 
 /* ------------------------------------------------------------------ */
@@ -187,250 +188,13 @@ verify_now(void)
 /* ------------------------------------------------------------------ */
 /* nvidia-smi -q -x */
 
-/*
- * A forward-only reader: it keeps the path of open elements
- * ("nvidia_smi_log/gpu/ecc_errors/volatile") and hands every leaf's
- * text to a callback.  Mismatched tags and bad markup are errors; the
- * DTD and comments are skipped.
- */
-struct verify_xml {
-	const char	*p;
-	struct buf	 path;
-	size_t		 depth;
-	unsigned	 line;
-	void		(*open)(void *, const char *path, const char *id);
-	void		(*leaf)(void *, const char *path, const char *text);
-	void		*arg;
-	struct prov_err	*err;
-};
-
-static int
-verify_xml_err(struct verify_xml *x, const char *msg)
+/* A new <gpu>, its counters unknown until a leaf says otherwise. */
+static struct verify_gpu *
+verify_nv_gpu(struct verify_nvsmi *nv, const char *id)
 {
-	return verify_parse_err(x->err, "nvidia-smi -q -x", "%s on line %u",
-	    msg, x->line);
-}
-
-static void
-verify_xml_adv(struct verify_xml *x, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n && x->p[i] != '\0'; i++)
-		if (x->p[i] == '\n')
-			x->line++;
-	x->p += i;
-}
-
-static int
-verify_xml_skip(struct verify_xml *x, const char *end)
-{
-	const char	*e = strstr(x->p, end);
-
-	if (e == NULL)
-		return verify_xml_err(x, "unterminated markup");
-	verify_xml_adv(x, (size_t)(e - x->p) + strlen(end));
-	return 0;
-}
-
-static int
-verify_xml_namech(int c)
-{
-	return isalnum(c) || c == '_' || c == ':' || c == '-' || c == '.';
-}
-
-/* Decode the five entities and numeric references below 0x80. */
-static void
-verify_xml_text(struct buf *b, const char *s, size_t n)
-{
-	static const struct {
-		const char	*e;
-		char		 c;
-	} ents[] = {
-		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' },
-		{ "&quot;", '"' }, { "&apos;", '\'' },
-	};
-	size_t	i, k;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '&') {
-			for (k = 0; k < ARRAY_SIZE(ents); k++)
-				if (strncmp(s + i, ents[k].e,
-				    strlen(ents[k].e)) == 0)
-					break;
-			if (k < ARRAY_SIZE(ents)) {
-				buf_addch(b, ents[k].c);
-				i += strlen(ents[k].e) - 1;
-				continue;
-			}
-		}
-		buf_addch(b, s[i]);
-	}
-}
-
-static int
-verify_xml_run(struct verify_xml *x)
-{
-	struct buf	text = BUF_INIT, id = BUF_INIT;
-	size_t		*marks = NULL, nmarks = 0, amarks = 0;
-	int		 leaf = 0, r = -1, seen_root = 0;
-
-	while (*x->p != '\0') {
-		const char	*lt = strchr(x->p, '<'), *s;
-		size_t		 n;
-
-		if (lt == NULL) {
-			if (x->depth > 0 || x->p[strspn(x->p, " \t\r\n")] !=
-			    '\0') {
-				verify_xml_err(x, "text outside the elements");
-				goto out;
-			}
-			break;
-		}
-		if (x->depth > 0)
-			verify_xml_text(&text, x->p, (size_t)(lt - x->p));
-		else if (lt > x->p + strspn(x->p, " \t\r\n")) {
-			verify_xml_err(x, "text outside the elements");
-			goto out;
-		}
-		verify_xml_adv(x, (size_t)(lt - x->p));
-		if (str_starts(x->p, "<!--")) {
-			if (verify_xml_skip(x, "-->") != 0)
-				goto out;
-			continue;
-		}
-		if (str_starts(x->p, "<?") || str_starts(x->p, "<!DOCTYPE")) {
-			if (verify_xml_skip(x, ">") != 0)
-				goto out;
-			continue;
-		}
-		if (str_starts(x->p, "<![CDATA[")) {
-			const char	*e = strstr(x->p, "]]>");
-
-			if (e == NULL) {
-				verify_xml_err(x, "unterminated CDATA");
-				goto out;
-			}
-			buf_add(&text, x->p + 9, (size_t)(e - x->p - 9));
-			verify_xml_adv(x, (size_t)(e - x->p) + 3);
-			continue;
-		}
-		if (x->p[1] == '/') {
-			/* end tag: must close the innermost element */
-			s = x->p + 2;
-			n = 0;
-			while (verify_xml_namech((unsigned char)s[n]))
-				n++;
-			if (x->depth == 0 || n == 0 ||
-			    x->path.len - marks[nmarks - 1] != n ||
-			    strncmp(x->path.buf + marks[nmarks - 1], s, n) !=
-			    0) {
-				verify_xml_err(x, "mismatched end tag");
-				goto out;
-			}
-			if (leaf && x->leaf != NULL)
-				x->leaf(x->arg, x->path.buf,
-				    str_trim(text.buf));
-			buf_reset(&text);
-			leaf = 0;
-			nmarks--;
-			buf_setlen(&x->path, marks[nmarks] > 0 ?
-			    marks[nmarks] - 1 : 0);
-			x->depth--;
-			if (verify_xml_skip(x, ">") != 0)
-				goto out;
-			continue;
-		}
-		/* start tag */
-		s = x->p + 1;
-		n = 0;
-		while (verify_xml_namech((unsigned char)s[n]))
-			n++;
-		if (n == 0 || !isalpha((unsigned char)s[0])) {
-			verify_xml_err(x, "bad element name");
-			goto out;
-		}
-		if (x->depth == 0 && seen_root) {
-			verify_xml_err(x, "content after the root element");
-			goto out;
-		}
-		seen_root = 1;
-		ALLOC_GROW(marks, nmarks + 1, amarks);
-		if (x->path.len > 0)
-			buf_addch(&x->path, '/');
-		marks[nmarks++] = x->path.len;
-		buf_add(&x->path, s, n);
-		x->depth++;
-		buf_reset(&text);
-		leaf = 1;
-		{
-			const char	*gt = strchr(s + n, '>');
-			const char	*ida;
-
-			if (gt == NULL) {
-				verify_xml_err(x, "unterminated tag");
-				goto out;
-			}
-			buf_reset(&id);
-			ida = strstr(s + n, " id=\"");
-			if (ida != NULL && ida < gt) {
-				const char *q = strchr(ida + 5, '"');
-
-				if (q != NULL && q < gt)
-					buf_add(&id, ida + 5,
-					    (size_t)(q - ida - 5));
-			}
-			if (x->open != NULL)
-				x->open(x->arg, x->path.buf, id.len ? id.buf :
-				    NULL);
-			if (gt > s && gt[-1] == '/') {
-				/* <empty/> */
-				if (x->leaf != NULL)
-					x->leaf(x->arg, x->path.buf, "");
-				nmarks--;
-				buf_setlen(&x->path, marks[nmarks] > 0 ?
-				    marks[nmarks] - 1 : 0);
-				x->depth--;
-				leaf = 0;
-			}
-			verify_xml_adv(x, (size_t)(gt - x->p) + 1);
-		}
-	}
-	if (x->depth != 0) {
-		verify_xml_err(x, "unclosed element");
-		goto out;
-	}
-	if (!seen_root) {
-		verify_xml_err(x, "no root element");
-		goto out;
-	}
-	r = 0;
-out:
-	free(marks);
-	buf_release(&text);
-	buf_release(&id);
-	return r;
-}
-
-struct verify_nv_ctx {
-	struct verify_nvsmi	*nv;
-	struct verify_gpu	*g;
-	int			 bad_root;
-};
-
-static void
-verify_nv_open(void *arg, const char *path, const char *id)
-{
-	struct verify_nv_ctx	*c = arg;
-	struct verify_nvsmi	*nv = c->nv;
 	struct verify_gpu	*g;
 	char			 norm[32];
 
-	if (strchr(path, '/') == NULL && strcmp(path,
-	    "nvidia_smi_log") != 0)
-		c->bad_root = 1;
-	if (strcmp(path, "nvidia_smi_log/gpu") != 0)
-		return;
 	ALLOC_GROW(nv->gpus, nv->n + 1, nv->alloc);
 	g = &nv->gpus[nv->n++];
 	memset(g, 0, sizeof *g);
@@ -439,7 +203,7 @@ verify_nv_open(void *arg, const char *path, const char *id)
 	g->retire_pending = g->remap_pending = g->remap_failure = -1;
 	if (id != NULL && facts_slot_norm(norm, sizeof norm, id) == 0)
 		g->bus_id = xstrdup(norm);
-	c->g = g;
+	return g;
 }
 
 /* Add a counter; "N/A" leaves it unknown. */
@@ -482,25 +246,12 @@ verify_nv_ecc(struct verify_gpu *g, const char *rest, const char *text)
 		verify_nv_add(vol ? &g->ecc_vol_cor : &g->ecc_agg_cor, text);
 }
 
+/* One leaf of a <gpu>, by its path below it ("ecc_mode/current_ecc"). */
 static void
-verify_nv_leaf(void *arg, const char *path, const char *text)
+verify_nv_leaf(struct verify_gpu *g, const char *rest, const char *text)
 {
-	struct verify_nv_ctx	*c = arg;
-	struct verify_gpu	*g = c->g;
-	const char		*rest;
-	char			 norm[32];
+	char	norm[32];
 
-	if (strcmp(path, "nvidia_smi_log/driver_version") == 0) {
-		verify_set(&c->nv->driver_version, text);
-		return;
-	}
-	if (strcmp(path, "nvidia_smi_log/attached_gpus") == 0) {
-		c->nv->attached = verify_long(text);
-		return;
-	}
-	if (g == NULL || !str_starts(path, "nvidia_smi_log/gpu/"))
-		return;
-	rest = path + strlen("nvidia_smi_log/gpu/");
 	if (strcmp(rest, "pci/pci_bus_id") == 0) {
 		if (facts_slot_norm(norm, sizeof norm, text) == 0)
 			verify_set(&g->bus_id, norm);
@@ -533,31 +284,57 @@ verify_nv_leaf(void *arg, const char *path, const char *text)
 		g->remap_failure = verify_yesno(text);
 }
 
+/* Every leaf below x, in document order, with its path in `path`. */
+static void
+verify_nv_walk(struct verify_gpu *g, const struct xml_node *x,
+    struct buf *path)
+{
+	const struct xml_node	*c;
+	size_t			 len = path->len;
+
+	for (c = x->child; c != NULL; c = c->next) {
+		if (len > 0)
+			buf_addch(path, '/');
+		buf_adds(path, c->name);
+		if (c->child == NULL)
+			verify_nv_leaf(g, path->buf, c->text);
+		else
+			verify_nv_walk(g, c, path);
+		buf_setlen(path, len);
+	}
+}
+
 int
 verify_parse_nvsmi_xml(struct verify_nvsmi *nv, const char *text,
     struct prov_err *err)
 {
-	struct verify_nv_ctx	c = { nv, NULL, 0 };
-	struct verify_xml	x;
+	struct xml_node		*root = NULL, *x;
+	struct buf		 path = BUF_INIT;
+	const char		*v;
+	int			 r = -1;
 
-	memset(&x, 0, sizeof x);
-	x.p = text;
-	x.path = (struct buf)BUF_INIT;
-	x.line = 1;
-	x.open = verify_nv_open;
-	x.leaf = verify_nv_leaf;
-	x.arg = &c;
-	x.err = err;
 	nv->attached = -1;
-	if (verify_xml_run(&x) != 0) {
-		buf_release(&x.path);
-		return -1;
+	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
+		goto out;
+	if (strcmp(root->name, "nvidia_smi_log") != 0) {
+		verify_parse_err(err, "nvidia-smi -q -x", "the root element "
+		    "is not 'nvidia_smi_log'");
+		goto out;
 	}
-	buf_release(&x.path);
-	if (c.bad_root)
-		return verify_parse_err(err, "nvidia-smi -q -x", "the root "
-		    "element is not 'nvidia_smi_log'");
-	return 0;
+	if ((v = xml_path(root, "driver_version")) != NULL)
+		verify_set(&nv->driver_version, v);
+	if ((v = xml_path(root, "attached_gpus")) != NULL)
+		nv->attached = verify_long(v);
+	for (x = root->child; x != NULL; x = x->next) {
+		if (strcmp(x->name, "gpu") != 0)
+			continue;
+		verify_nv_walk(verify_nv_gpu(nv, x->id), x, &path);
+	}
+	r = 0;
+out:
+	xml_free(root);
+	buf_release(&path);
+	return r;
 }
 
 void
@@ -1022,26 +799,7 @@ verify_parse_xid(struct verify_xid *x, const char *text)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON answers (read through yml: JSON is YAML) */
-
-static int
-verify_json_load(struct yml_doc *doc, const char *label, const char *json,
-    size_t len, struct prov_err *err)
-{
-	struct prov_errs	errs = PROV_ERRS_INIT;
-	int			r;
-
-	yml_doc_init(doc);
-	r = yml_load(doc, label, json, len, &errs);
-	if (r != 0 && errs.n > 0) {
-		prov_err_set(err, PROV_E_PARSE, "%s: %s", label,
-		    errs.v[0].msg != NULL ? errs.v[0].msg : "not JSON");
-		r = -1;
-	} else if (r != 0)
-		r = prov_err_set(err, PROV_E_PARSE, "%s: not JSON", label);
-	prov_errs_release(&errs);
-	return r;
-}
+/* JSON answers (yml_load_json: JSON is YAML) */
 
 void
 verify_targets_release(struct verify_targets *t)
@@ -1071,7 +829,7 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 	unsigned		 i;
 	int			 r = -1;
 
-	if (verify_json_load(&doc, "prometheus targets", json, len, err) != 0)
+	if (yml_load_json(&doc, "prometheus targets", json, len, err) != 0)
 		goto out;
 	st = yml_map_str(doc.root, "status");
 	data = doc.root != NULL && doc.root->kind == YML_MAP ?
@@ -1134,7 +892,7 @@ verify_parse_k8s_nodes(struct verify_k8s *k, const char *json, size_t len,
 	unsigned		 i, j;
 	int			 r = -1;
 
-	if (verify_json_load(&doc, "kubectl get nodes", json, len, err) != 0)
+	if (yml_load_json(&doc, "kubectl get nodes", json, len, err) != 0)
 		goto out;
 	items = doc.root != NULL && doc.root->kind == YML_MAP ?
 	    yml_map_get(doc.root, "items") : NULL;
@@ -1436,42 +1194,6 @@ verify_gpus(const struct plan_node *n)
 	return n->hw != NULL && n->hw->ngpus > 0 ? n->hw->ngpus : 0;
 }
 
-/*
- * The first partition that holds the node (NULL: no partitions), and
- * whether it is a Slurm compute node at all (as render.c decides).
- */
-static int
-verify_compute(const struct plan *p, const struct plan_node *n,
-    const char **part)
-{
-	size_t	i;
-
-	*part = NULL;
-	if (p->sw.npartitions == 0)
-		return n->role == PLAN_ROLE_WORKER;
-	for (i = 0; i < p->sw.npartitions; i++) {
-		struct plan_node	**sel = NULL;
-		struct prov_err		  e = PROV_ERR_INIT;
-		size_t			  k, m;
-		int			  hit = 0;
-
-		if (plan_select(&sel, &m, p, p->sw.partitions[i].nodes,
-		    &e) != 0) {
-			prov_err_release(&e);
-			continue;
-		}
-		for (k = 0; k < m; k++)
-			if (sel[k] == n)
-				hit = 1;
-		free(sel);
-		if (hit) {
-			*part = p->sw.partitions[i].name;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 struct verify_daemon {
 	const char	*label;
 	const char	*regex;		/* ERE on the command's first word */
@@ -1488,7 +1210,7 @@ verify_daemons(const struct plan *p, const struct plan_node *n,
 	size_t			 k = 0;
 
 	if (verify_is_slurm(p)) {
-		int	compute = verify_compute(p, n, &part);
+		int	compute = plan_slurm_compute(p, n, &part);
 
 		if (n == head)
 			d[k++] = (struct verify_daemon){ "slurmctld",
@@ -1630,7 +1352,7 @@ verify_script_slurm(struct buf *b, const struct plan *p,
 	buf_adds(b, "vs scontrol; $T scontrol -o show node </dev/null 2>&1; "
 	    "vr\n");
 	for (i = 0; i < nsel; i++) {
-		if (!verify_compute(p, sel[i], &parts[i]))
+		if (!plan_slurm_compute(p, sel[i], &parts[i]))
 			parts[i] = "-";
 		else if (parts[i] == NULL)
 			parts[i] = "";	/* no partitions: the default one */
@@ -2855,7 +2577,7 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 			free(l);
 		}
 	}
-	if (!verify_compute(c->p, pn, &part))
+	if (!plan_slurm_compute(c->p, pn, &part))
 		return;
 	if (!c->slurm_ok) {
 		verify_row(c, node, "slurm node", "idle, allocated or mixed",
@@ -3728,7 +3450,7 @@ verify_from_json(struct facts_rows *out, const char *label,
 	unsigned		 i;
 	int			 r = -1;
 
-	if (verify_json_load(&doc, label, text, len, err) != 0)
+	if (yml_load_json(&doc, label, text, len, err) != 0)
 		goto out;
 	checks = doc.root != NULL && doc.root->kind == YML_MAP ?
 	    yml_map_get(doc.root, "checks") : NULL;

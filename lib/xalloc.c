@@ -83,17 +83,24 @@ xstrndup(const char *s, size_t n)
 }
 
 char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char	*p;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		xalloc_die(strlen(fmt));
+	return p;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*p;
-	int	 r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		xalloc_die(strlen(fmt));
 	return p;
 }
 

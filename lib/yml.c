@@ -748,3 +748,38 @@ yml_map_str(const struct yml_node *map, const char *k)
 		return NULL;
 	return v->u.s;
 }
+
+int
+yml_load_json(struct yml_doc *doc, const char *label, const char *text,
+    size_t len, struct prov_err *err)
+{
+	struct prov_errs	errs = PROV_ERRS_INIT;
+	int			r = -1;
+
+	/*
+	 * libyaml reads JSON with three gaps: \uD800-\uDFFF surrogate pairs
+	 * (characters outside the BMP) are refused, a key longer than 1024
+	 * characters is refused, and \u0000 ends a string.  Duplicate keys
+	 * are reported by yml (the first wins); they are ignored here.
+	 */
+	yml_doc_init(doc);
+	if (len == 0) {
+		prov_err_set(err, PROV_E_PARSE, "%s: empty answer, expected "
+		    "JSON", label);
+		goto out;
+	}
+	if (yml_load(doc, label, text, len, &errs) != 0) {
+		prov_err_set(err, PROV_E_PARSE, "%s: not JSON: %s", label,
+		    errs.n > 0 && errs.v[0].msg != NULL ? errs.v[0].msg :
+		    "unreadable");
+		goto out;
+	}
+	if (doc->root == NULL || doc->root->kind != YML_MAP) {
+		prov_err_set(err, PROV_E_PARSE, "%s: not a JSON object", label);
+		goto out;
+	}
+	r = 0;
+out:
+	prov_errs_release(&errs);
+	return r;
+}

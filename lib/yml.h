@@ -75,6 +75,14 @@ int	yml_load(struct yml_doc *, const char *file, const char *data,
 /* The same, streaming from an open file (big plans are never held whole). */
 int	yml_load_fp(struct yml_doc *, const char *file, FILE *fp,
 	    struct prov_errs *errs);
+/*
+ * An answer that must be a JSON object (a BMC's, Prometheus's,
+ * kubectl's, a file provision wrote): -1 with one PROV_E_PARSE error
+ * "LABEL: empty answer", "LABEL: not JSON: WHY" or "LABEL: not a JSON
+ * object".  The doc is initialised either way and must be released.
+ */
+int	yml_load_json(struct yml_doc *, const char *label, const char *text,
+	    size_t len, struct prov_err *err);
 
 /* Copy a string into the doc's arena: it lives as long as the doc. */
 const char	*yml_doc_strdup(struct yml_doc *, const char *s);

@@ -19,6 +19,11 @@
 #                                       and .code as for check; with
 #                                       --json its stdout must also parse
 #
+#   tests/fixtures/cli/NAME.args        a command line, one argument a line
+#   tests/fixtures/cli/NAME.code        (an empty line is an empty argument):
+#   tests/fixtures/cli/NAME.out         its exit code, and its stdout and
+#   tests/fixtures/cli/NAME.err         stderr when those files exist
+#
 # Paths are given to provision as tests/fixtures/..., from the repository
 # root, so messages name files the same way on every machine.  PROVISION
 # is the binary (default ./provision); ONLY=PATTERN runs the fixtures whose
@@ -247,6 +252,28 @@ for args in tests/fixtures/estimate/*.args; do
 		;;
 	esac
 	report "$ok" "estimate $name"
+done
+
+# Command lines: usage errors, error messages, any command's output.
+for args in tests/fixtures/cli/*.args; do
+	[ -f "$args" ] || continue
+	selected "$args" || continue
+	base=${args%.args}
+	name=${args#tests/fixtures/}
+	set --
+	while IFS= read -r a || [ -n "$a" ]; do
+		set -- "$@" "$a"
+	done <"$args"
+	"$PROVISION" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	code=$?
+	ok=0
+	for f in out err; do
+		if [ -f "$base.$f" ]; then
+			same "$base.$f" "$tmp/$f" || ok=1
+		fi
+	done
+	code_is "$base.code" "$code" "" || ok=1
+	report "$ok" "$name"
 done
 
 echo "$passed passed, $failed failed"

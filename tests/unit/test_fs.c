@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "buf.h"
+#include "err.h"
 #include "fs.h"
 
 #define NOBODY	65534
@@ -246,6 +247,60 @@ START_TEST(test_fs_data_dir)
 }
 END_TEST
 
+START_TEST(test_fs_mkdir_p)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	char		 tmpl[] = "/tmp/prov-test-fs.XXXXXX", *top, *deep;
+	struct stat	 st;
+
+	top = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(top);
+	deep = xasprintf("%s/a/b//c/", top);
+	ck_assert_ok(fs_mkdir_p(deep, 0700, &err), &err);
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	/* again: nothing to do */
+	ck_assert_ok(fs_mkdir_p(deep, 0700, &err), &err);
+	free(deep);
+
+	/* a file in the way names itself */
+	deep = xasprintf("%s/a/f", top);
+	ck_assert_int_eq(close(open(deep, O_CREAT | O_WRONLY, 0600)), 0);
+	free(deep);
+	deep = xasprintf("%s/a/f/g", top);
+	ck_assert_int_eq(fs_mkdir_p(deep, 0700, &err), -1);
+	ck_assert_msg(strstr(err.msg, "/a/f/g'") != NULL, "%s", err.msg);
+	prov_err_release(&err);
+	free(deep);
+
+	/* an empty path was read past its NUL (pxe -o ""): an error now */
+	ck_assert_int_eq(fs_mkdir_p("", 0700, &err), -1);
+	ck_assert_str_eq(err.msg, "cannot create '': No such file or "
+	    "directory");
+	prov_err_release(&err);
+
+	deep = xasprintf("rm -rf '%s'", top);
+	ck_assert_int_eq(system(deep), 0);
+	free(deep);
+}
+END_TEST
+
+START_TEST(test_fs_write_all)
+{
+	int	p[2];
+	char	got[8] = "";
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fs_write_all(p[1], "abcdef", 6), 0);
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], got, sizeof got - 1), 6);
+	ck_assert_str_eq(got, "abcdef");
+	close(p[0]);
+	ck_assert_int_eq(fs_write_all(-1, "x", 1), -1);
+	ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
+
 static Suite *
 fs_suite(void)
 {
@@ -264,6 +319,10 @@ fs_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("data_dir");
 	tcase_add_test(tc, test_fs_data_dir);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_fs_mkdir_p);
+	tcase_add_test(tc, test_fs_write_all);
 	suite_add_tcase(s, tc);
 	return s;
 }

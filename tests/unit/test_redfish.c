@@ -35,7 +35,7 @@ test_rf_load(struct test_rf *t, const char *name)
 	t->text = (struct buf)BUF_INIT;
 	ck_assert_msg(buf_read_file(&t->text, path) == 0, "cannot read %s",
 	    path);
-	ck_assert_ok(redfish_parse(&t->doc, name, t->text.buf, t->text.len,
+	ck_assert_ok(yml_load_json(&t->doc, name, t->text.buf, t->text.len,
 	    &err), &err);
 	t->root = t->doc.root;
 	free(rel);
@@ -85,7 +85,7 @@ START_TEST(test_redfish_json_forms)
 	struct yml_doc	 doc;
 	struct prov_err	 err = PROV_ERR_INIT;
 
-	ck_assert_ok(redfish_parse(&doc, "t", text, strlen(text), &err), &err);
+	ck_assert_ok(yml_load_json(&doc, "t", text, strlen(text), &err), &err);
 	ck_assert_str_eq(redfish_link(doc.root, "a"), "/redfish/v1/x");
 	ck_assert_ptr_null(redfish_str(doc.root, "n"));
 	ck_assert_str_eq(redfish_str(doc.root, "s"), "null");
@@ -116,7 +116,7 @@ START_TEST(test_redfish_parse_bad)
 	struct prov_err	 err = PROV_ERR_INIT;
 	const char	*text = bad_cases[_i].text;
 
-	ck_assert_int_eq(redfish_parse(&doc, "/redfish/v1", text, strlen(text),
+	ck_assert_int_eq(yml_load_json(&doc, "/redfish/v1", text, strlen(text),
 	    &err), -1);
 	ck_assert_int_eq(err.code, PROV_E_PARSE);
 	ck_assert_msg(strstr(err.msg, bad_cases[_i].want) != NULL,
