@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "cmd.h"
+#include "json.h"
 #include "redfish.h"
 #include "str.h"
 
@@ -286,77 +287,49 @@ cmd_bmc_print_rows(struct cmd_ctx *ctx, const struct redfish_rows *rows,
 }
 
 static void
-cmd_bmc_json_row(struct buf *b, const struct bmc_row *row,
-    const struct redfish_bmc *v, const struct redfish_opts *ro, int first)
+cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
+    const struct redfish_bmc *v, const struct redfish_opts *ro)
 {
-	buf_adds(b, first ? "\n  {\"node\": " : ",\n  {\"node\": ");
-	buf_add_json(b, row->nd->name);
-	buf_adds(b, ", \"bmc\": ");
-	buf_add_json(b, row->where);
-	buf_addf(b, ", \"ok\": %s, \"result\": ", row->ok ? "true" : "false");
-	buf_add_json(b, row->result);
-	buf_addf(b, ", \"tls_verified\": %s", v->insecure ? "false" : "true");
+	json_object_begin(jw, NULL, 0);
+	json_str(jw, "node", row->nd->name);
+	json_str(jw, "bmc", row->where);
+	json_bool(jw, "ok", row->ok);
+	json_str(jw, "result", row->result);
+	json_bool(jw, "tls_verified", !v->insecure);
 	if (v->insecure)
-		buf_adds(b, ", \"tls_note\": \"" BMC_INSECURE_NOTE "\"");
-	buf_adds(b, ", \"detail\": ");
-	if (v->detail != NULL)
-		buf_add_json(b, v->detail);
-	else
-		buf_adds(b, "null");
-	buf_adds(b, ", \"error\": ");
+		json_str(jw, "tls_note", BMC_INSECURE_NOTE);
+	json_str(jw, "detail", v->detail);
 	if (v->err.msg != NULL && !v->ok) {
-		buf_adds(b, "{\"message\": ");
-		buf_add_json(b, v->err.msg);
-		buf_adds(b, ", \"hint\": ");
-		if (v->err.hint != NULL)
-			buf_add_json(b, v->err.hint);
-		else
-			buf_adds(b, "null");
-		buf_adds(b, "}");
+		json_object_begin(jw, "error", 0);
+		json_str(jw, "message", v->err.msg);
+		json_str(jw, "hint", v->err.hint);
+		json_end(jw);
 	} else
-		buf_adds(b, "null");
-	if (v->auth != NULL) {
-		buf_adds(b, ", \"auth\": ");
-		buf_add_json(b, v->auth);
-	}
-	if (v->system != NULL) {
-		buf_adds(b, ", \"system\": ");
-		buf_add_json(b, v->system);
-	}
-	if (v->power != NULL) {
-		buf_adds(b, ", \"power_state\": ");
-		buf_add_json(b, v->power);
-	}
+		json_null(jw, "error");
+	if (v->auth != NULL)
+		json_str(jw, "auth", v->auth);
+	if (v->system != NULL)
+		json_str(jw, "system", v->system);
+	if (v->power != NULL)
+		json_str(jw, "power_state", v->power);
 	if (v->boot_target != NULL || v->boot_enabled != NULL) {
-		buf_adds(b, ", \"boot\": {\"target\": ");
-		if (v->boot_target != NULL)
-			buf_add_json(b, v->boot_target);
-		else
-			buf_adds(b, "null");
-		buf_adds(b, ", \"enabled\": ");
-		if (v->boot_enabled != NULL)
-			buf_add_json(b, v->boot_enabled);
-		else
-			buf_adds(b, "null");
-		buf_adds(b, "}");
+		json_object_begin(jw, "boot", 0);
+		json_str(jw, "target", v->boot_target);
+		json_str(jw, "enabled", v->boot_enabled);
+		json_end(jw);
 	}
 	if (v->media_slot != NULL) {
-		buf_adds(b, ", \"media\": {\"slot\": ");
-		buf_add_json(b, v->media_slot);
-		buf_adds(b, ", \"image\": ");
-		if (v->media_image != NULL)
-			buf_add_json(b, v->media_image);
-		else
-			buf_adds(b, "null");
-		buf_adds(b, "}");
+		json_object_begin(jw, "media", 0);
+		json_str(jw, "slot", v->media_slot);
+		json_str(jw, "image", v->media_image);
+		json_end(jw);
 	}
 	if (ro->action == REDFISH_INVENTORY && v->ok) {
-		buf_adds(b, ", \"inventory\": ");
-		redfish_inv_to_json(b, &v->inv);
-		buf_adds(b, ", \"drift\": ");
-		redfish_rows_to_json(b, &row->rows);
+		redfish_inv_to_json(jw, "inventory", &v->inv);
+		redfish_rows_to_json(jw, "drift", &row->rows);
 	}
-	buf_addf(b, ", \"requests\": %ld}", v->requests);
+	json_int(jw, "requests", v->requests);
+	json_end(jw);
 }
 
 static int
@@ -497,18 +470,25 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 
 	if (o->json) {
-		buf_adds(&b, "{\"action\": ");
-		buf_add_json(&b, redfish_action_name(ro.action));
-		buf_adds(&b, ", \"results\": [");
+		struct json_writer	jw;
+
+		json_init(&jw, &b);
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "action", redfish_action_name(ro.action));
+		json_array_begin(&jw, "results", JSON_LINES);
 		for (i = 0; i < n; i++) {
-			cmd_bmc_json_row(&b, &rows[i], &v[i], &ro, i == 0);
+			cmd_bmc_json_row(&jw, &rows[i], &v[i], &ro);
 			if (b.len > 65536) {
 				fwrite(b.buf, 1, b.len, ctx->out);
 				buf_reset(&b);
 			}
 		}
-		buf_addf(&b, "\n], \"ok\": %zu, \"failed\": %zu, "
-		    "\"tls_not_verified\": %zu}\n", nok, nfail, ninsecure);
+		json_end(&jw);
+		json_int(&jw, "ok", (long long)nok);
+		json_int(&jw, "failed", (long long)nfail);
+		json_int(&jw, "tls_not_verified", (long long)ninsecure);
+		json_end(&jw);
+		json_finish(&jw);
 		fwrite(b.buf, 1, b.len, ctx->out);
 	} else {
 		fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname, "NODE",

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "check.h"
 #include "cmd.h"
+#include "json.h"
 
 struct check_opts {
 	int	 json;
@@ -46,67 +47,52 @@ static const char *const check_labels[4] = { "SUBJECT", "CHECK", "MEASURED",
     "LIMIT" };
 
 void
-cmd_check_json_num(struct buf *b, const char *key, double v)
-{
-	buf_addf(b, ", \"%s\": ", key);
-	if (isnan(v) || isinf(v))
-		buf_adds(b, "null");
-	else
-		buf_addf(b, "%.10g", v);
-}
-
-void
-cmd_check_json_str(struct buf *b, const char *key, const char *v)
-{
-	buf_addf(b, ", \"%s\": ", key);
-	if (v != NULL)
-		buf_add_json(b, v);
-	else
-		buf_adds(b, "null");
-}
-
-void
-cmd_check_json_rows(struct buf *b, const struct check_result *res)
+cmd_check_json_rows(struct json_writer *jw, const struct check_result *res)
 {
 	size_t	i;
 
-	buf_adds(b, "\"rows\": [");
+	json_array_begin(jw, "rows", JSON_LINES);
 	for (i = 0; i < res->n; i++) {
 		const struct check_row	*r = &res->rows[i];
 
-		buf_adds(b, i ? ",\n  " : "\n  ");
-		buf_adds(b, "{\"severity\": ");
-		buf_add_json(b, check_sev_name(r->sev));
-		cmd_check_json_str(b, "group", r->group);
-		cmd_check_json_str(b, "subject", r->subject);
-		cmd_check_json_str(b, "check", r->what);
-		cmd_check_json_str(b, "measured", r->measured);
-		cmd_check_json_str(b, "limit", r->limit);
-		cmd_check_json_str(b, "hint", r->hint);
-		cmd_check_json_num(b, "value", r->value);
-		cmd_check_json_num(b, "max", r->max);
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "severity", check_sev_name(r->sev));
+		json_str(jw, "group", r->group);
+		json_str(jw, "subject", r->subject);
+		json_str(jw, "check", r->what);
+		json_str(jw, "measured", r->measured);
+		json_str(jw, "limit", r->limit);
+		json_str(jw, "hint", r->hint);
+		json_num(jw, "value", r->value, -1);
+		json_num(jw, "max", r->max, -1);
 		if (r->loc.line > 0) {
-			cmd_check_json_str(b, "file", r->loc.file);
-			buf_addf(b, ", \"line\": %u, \"col\": %u", r->loc.line,
-			    r->loc.col);
+			json_str(jw, "file", r->loc.file);
+			json_int(jw, "line", r->loc.line);
+			json_int(jw, "col", r->loc.col);
 		}
-		buf_adds(b, "}");
+		json_end(jw);
 	}
-	buf_addf(b, "\n], \"summary\": {\"ok\": %zu, \"warn\": %zu, "
-	    "\"fail\": %zu, \"skip\": %zu}", res->nok, res->nwarn,
-	    res->nfail, res->nskip);
+	json_end(jw);
+	json_object_begin(jw, "summary", 0);
+	json_int(jw, "ok", (long long)res->nok);
+	json_int(jw, "warn", (long long)res->nwarn);
+	json_int(jw, "fail", (long long)res->nfail);
+	json_int(jw, "skip", (long long)res->nskip);
+	json_end(jw);
 }
 
 static void
 cmd_check_json(struct cmd_ctx *ctx, const struct check_result *res)
 {
-	struct buf	b = BUF_INIT;
+	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
 
-	buf_adds(&b, "{\"plan\": ");
-	buf_add_json(&b, ctx->plan_path);
-	buf_adds(&b, ", ");
-	cmd_check_json_rows(&b, res);
-	buf_adds(&b, "}\n");
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "plan", ctx->plan_path);
+	cmd_check_json_rows(&jw, res);
+	json_end(&jw);
+	json_finish(&jw);
 	fwrite(b.buf, 1, b.len, ctx->out);
 	buf_release(&b);
 }

@@ -95,13 +95,10 @@ void	cmd_print_errs(struct cmd_ctx *, const struct prov_errs *);
  * rows printed); and the JSON members "rows": [...], "summary": {...}.
  */
 struct check_result;
-struct buf;
+struct json_writer;
 size_t	cmd_check_table(struct cmd_ctx *, const char *const *groups,
 	    const char *const labels[4], int quiet, const struct check_result *);
-void	cmd_check_json_rows(struct buf *, const struct check_result *);
-/* ", \"key\": value" (null for NULL, NAN and infinities). */
-void	cmd_check_json_str(struct buf *, const char *key, const char *v);
-void	cmd_check_json_num(struct buf *, const char *key, double v);
+void	cmd_check_json_rows(struct json_writer *, const struct check_result *);
 /* Load a plan with ctx->profiles; prints errors; NULL on failure. */
 struct plan *cmd_load_plan(struct cmd_ctx *, const char *path);
 

@@ -17,6 +17,7 @@
 #include "check.h"
 #include "cmd.h"
 #include "estimate.h"
+#include "json.h"
 #include "str.h"
 
 struct estimate_cmd_opts {
@@ -235,61 +236,68 @@ static void
 cmd_estimate_json(struct cmd_ctx *ctx, const struct estimate_model *m,
     const struct estimate_opts *o, const struct estimate_result *r)
 {
-	struct buf	b = BUF_INIT;
+	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
 
-	buf_adds(&b, "{\"plan\": ");
-	buf_add_json(&b, ctx->plan_path);
-	buf_adds(&b, ", \"mode\": ");
-	buf_add_json(&b, o->serve ? "serve" : "train");
-	buf_adds(&b, ",\n\"model\": {\"id\": ");
-	buf_add_json(&b, m->id);
-	cmd_check_json_str(&b, "name", m->name);
-	cmd_check_json_num(&b, "params", r->params);
-	buf_addf(&b, ", \"layers\": %ld, \"hidden\": %ld, \"heads\": %ld, "
-	    "\"kv_heads\": %ld, \"ffn\": %ld, \"vocab\": %ld, \"seq\": %ld}",
-	    m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab,
-	    m->seq);
-	buf_adds(&b, ",\n\"estimate\": {\"gpu\": ");
-	buf_add_json(&b, r->gpu);
-	buf_addf(&b, ", \"gpus\": %ld, \"nodes\": %ld, \"gpus_per_node\": %ld, "
-	    "\"nvlink_domain\": %ld", r->gpus, r->nodes, r->gpus_per_node,
-	    r->nvlink_domain);
-	cmd_check_json_str(&b, "precision", estimate_prec_name(r->prec));
-	cmd_check_json_num(&b, "peak_tflops", r->peak_tflops);
-	cmd_check_json_num(&b, "gpu_memory_bytes", r->gpu_mem_bytes);
-	buf_addf(&b, ", \"fits\": %s", r->fits ? "true" : "false");
-	buf_addf(&b, ", \"tp\": %ld", r->tp);
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "plan", ctx->plan_path);
+	json_str(&jw, "mode", o->serve ? "serve" : "train");
+	json_object_begin(&jw, "model", 0);
+	json_str(&jw, "id", m->id);
+	json_str(&jw, "name", m->name);
+	json_num(&jw, "params", r->params, -1);
+	json_int(&jw, "layers", m->layers);
+	json_int(&jw, "hidden", m->hidden);
+	json_int(&jw, "heads", m->heads);
+	json_int(&jw, "kv_heads", m->kv_heads);
+	json_int(&jw, "ffn", m->ffn);
+	json_int(&jw, "vocab", m->vocab);
+	json_int(&jw, "seq", m->seq);
+	json_end(&jw);
+	json_object_begin(&jw, "estimate", 0);
+	json_str(&jw, "gpu", r->gpu);
+	json_int(&jw, "gpus", r->gpus);
+	json_int(&jw, "nodes", r->nodes);
+	json_int(&jw, "gpus_per_node", r->gpus_per_node);
+	json_int(&jw, "nvlink_domain", r->nvlink_domain);
+	json_str(&jw, "precision", estimate_prec_name(r->prec));
+	json_num(&jw, "peak_tflops", r->peak_tflops, -1);
+	json_num(&jw, "gpu_memory_bytes", r->gpu_mem_bytes, -1);
+	json_bool(&jw, "fits", r->fits);
+	json_int(&jw, "tp", r->tp);
 	if (o->serve) {
-		cmd_check_json_num(&b, "weight_bytes", r->weight_bytes);
-		cmd_check_json_num(&b, "kv_bytes_per_token", r->kv_bytes_token);
-		cmd_check_json_num(&b, "kv_bytes_per_request",
-		    r->kv_bytes_request);
-		buf_addf(&b, ", \"context\": %ld, \"replica_gpus\": %ld, "
-		    "\"replicas\": %ld, \"max_requests\": %ld", r->context,
-		    r->replica_gpus, r->replicas, r->max_requests);
-		cmd_check_json_num(&b, "decode_tokens_per_s", r->decode_tok_s);
+		json_num(&jw, "weight_bytes", r->weight_bytes, -1);
+		json_num(&jw, "kv_bytes_per_token", r->kv_bytes_token, -1);
+		json_num(&jw, "kv_bytes_per_request", r->kv_bytes_request, -1);
+		json_int(&jw, "context", r->context);
+		json_int(&jw, "replica_gpus", r->replica_gpus);
+		json_int(&jw, "replicas", r->replicas);
+		json_int(&jw, "max_requests", r->max_requests);
+		json_num(&jw, "decode_tokens_per_s", r->decode_tok_s, -1);
 	} else {
-		buf_addf(&b, ", \"pp\": %ld, \"dp\": %ld, \"batch\": %ld",
-		    r->pp, r->dp, r->batch);
-		cmd_check_json_num(&b, "tokens", r->tokens);
-		cmd_check_json_num(&b, "achieved_tflops", r->achieved_tflops);
-		cmd_check_json_num(&b, "model_flops", r->model_flops);
-		cmd_check_json_num(&b, "hardware_flops", r->hw_flops);
-		cmd_check_json_num(&b, "seconds", r->seconds);
-		cmd_check_json_num(&b, "days", r->days);
-		cmd_check_json_num(&b, "gpu_hours", r->gpu_hours);
-		cmd_check_json_num(&b, "steps", r->steps);
-		cmd_check_json_num(&b, "step_seconds", r->step_s);
-		cmd_check_json_num(&b, "state_bytes_per_gpu", r->state_bytes);
-		cmd_check_json_num(&b, "activation_bytes_per_gpu",
-		    r->act_bytes);
-		cmd_check_json_num(&b, "allreduce_seconds", r->allreduce_s);
+		json_int(&jw, "pp", r->pp);
+		json_int(&jw, "dp", r->dp);
+		json_int(&jw, "batch", r->batch);
+		json_num(&jw, "tokens", r->tokens, -1);
+		json_num(&jw, "achieved_tflops", r->achieved_tflops, -1);
+		json_num(&jw, "model_flops", r->model_flops, -1);
+		json_num(&jw, "hardware_flops", r->hw_flops, -1);
+		json_num(&jw, "seconds", r->seconds, -1);
+		json_num(&jw, "days", r->days, -1);
+		json_num(&jw, "gpu_hours", r->gpu_hours, -1);
+		json_num(&jw, "steps", r->steps, -1);
+		json_num(&jw, "step_seconds", r->step_s, -1);
+		json_num(&jw, "state_bytes_per_gpu", r->state_bytes, -1);
+		json_num(&jw, "activation_bytes_per_gpu", r->act_bytes, -1);
+		json_num(&jw, "allreduce_seconds", r->allreduce_s, -1);
 	}
-	cmd_check_json_str(&b, "measured", o->measured != NULL ?
-	    o->measured->file : NULL);
-	buf_adds(&b, "},\n");
-	cmd_check_json_rows(&b, &r->rows);
-	buf_adds(&b, "}\n");
+	json_str(&jw, "measured", o->measured != NULL ? o->measured->file :
+	    NULL);
+	json_end(&jw);
+	cmd_check_json_rows(&jw, &r->rows);
+	json_end(&jw);
+	json_finish(&jw);
 	fwrite(b.buf, 1, b.len, ctx->out);
 	buf_release(&b);
 }

@@ -24,6 +24,7 @@
 #include "facts.h"
 #include "fs.h"
 #include "hw.h"
+#include "json.h"
 #include "ssh.h"
 
 struct facts_opts {
@@ -264,22 +265,22 @@ static void
 cmd_facts_rows_json(FILE *fp, size_t nodes, const struct facts_rows *rows,
     const char *saved)
 {
-	struct buf	b = BUF_INIT;
+	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
 
-	buf_adds(&b, "{\"rows\": ");
-	facts_rows_to_json(&b, rows);
-	buf_addf(&b, ",\n\"summary\": {\"nodes\": %zu, \"ok\": %zu, "
-	    "\"warn\": %zu, \"fail\": %zu, \"skip\": %zu}", nodes,
-	    facts_rows_count(rows, FACTS_OK),
-	    facts_rows_count(rows, FACTS_WARN),
-	    facts_rows_count(rows, FACTS_FAIL),
-	    facts_rows_count(rows, FACTS_SKIP));
-	buf_adds(&b, ",\n\"facts_dir\": ");
-	if (saved != NULL)
-		buf_add_json(&b, saved);
-	else
-		buf_adds(&b, "null");
-	buf_adds(&b, "}\n");
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	facts_rows_to_json(&jw, "rows", rows);
+	json_object_begin(&jw, "summary", 0);
+	json_int(&jw, "nodes", (long long)nodes);
+	json_int(&jw, "ok", (long long)facts_rows_count(rows, FACTS_OK));
+	json_int(&jw, "warn", (long long)facts_rows_count(rows, FACTS_WARN));
+	json_int(&jw, "fail", (long long)facts_rows_count(rows, FACTS_FAIL));
+	json_int(&jw, "skip", (long long)facts_rows_count(rows, FACTS_SKIP));
+	json_end(&jw);
+	json_str(&jw, "facts_dir", saved);
+	json_end(&jw);
+	json_finish(&jw);
 	fwrite(b.buf, 1, b.len, fp);
 	buf_release(&b);
 }

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "cmd.h"
+#include "json.h"
 #include "hostlist.h"
 
 struct ls_opts {
@@ -34,75 +35,48 @@ const struct cmd_entry cmd_ls_entry = {
 };
 
 static void
-cmd_ls_json(struct buf *b, struct plan_node *nd, int first)
+cmd_ls_json(struct json_writer *jw, const struct plan_node *nd)
 {
 	size_t	i;
 
-	buf_adds(b, first ? "\n  {" : ",\n  {");
-	buf_adds(b, "\"name\": ");
-	buf_add_json(b, nd->name);
-	buf_adds(b, ", \"role\": ");
-	buf_add_json(b, plan_role_name(nd->role));
-	buf_adds(b, ", \"hardware\": ");
-	if (nd->hardware != NULL)
-		buf_add_json(b, nd->hardware);
-	else
-		buf_adds(b, "null");
-	buf_adds(b, ", \"rack\": ");
-	if (nd->rack != NULL)
-		buf_add_json(b, nd->rack);
-	else
-		buf_adds(b, "null");
+	json_object_begin(jw, NULL, 0);
+	json_str(jw, "name", nd->name);
+	json_str(jw, "role", plan_role_name(nd->role));
+	json_str(jw, "hardware", nd->hardware);
+	json_str(jw, "rack", nd->rack);
 	if (nd->u > 0)
-		buf_addf(b, ", \"u\": %ld", nd->u);
+		json_int(jw, "u", nd->u);
 	else
-		buf_adds(b, ", \"u\": null");
-	buf_adds(b, ", \"address\": ");
-	if (nd->address != NULL)
-		buf_add_json(b, nd->address);
-	else
-		buf_adds(b, "null");
-	if (nd->mac != NULL) {
-		buf_adds(b, ", \"mac\": ");
-		buf_add_json(b, nd->mac);
-	}
+		json_null(jw, "u");
+	json_str(jw, "address", nd->address);
+	if (nd->mac != NULL)
+		json_str(jw, "mac", nd->mac);
 	if (nd->nifaces > 0) {
-		buf_adds(b, ", \"interfaces\": {");
-		for (i = 0; i < nd->nifaces; i++) {
-			buf_adds(b, i ? ", " : "");
-			buf_add_json(b, nd->ifaces[i].network);
-			buf_adds(b, ": ");
-			buf_add_json(b, nd->ifaces[i].address);
-		}
-		buf_adds(b, "}");
+		json_object_begin(jw, "interfaces", 0);
+		for (i = 0; i < nd->nifaces; i++)
+			json_str(jw, nd->ifaces[i].network,
+			    nd->ifaces[i].address);
+		json_end(jw);
 	}
-	if (nd->bmc != NULL) {
-		buf_adds(b, ", \"bmc\": ");
-		buf_add_json(b, nd->bmc->address);
-	}
-	buf_adds(b, "}");
+	if (nd->bmc != NULL)
+		json_str(jw, "bmc", nd->bmc->address);
+	json_end(jw);
 }
 
 /* The networks, so that a testbed can give each node one NIC per network. */
 static void
-cmd_ls_json_nets(struct buf *b, const struct plan *p)
+cmd_ls_json_nets(struct json_writer *jw, const struct plan *p)
 {
 	size_t	i;
 
-	buf_adds(b, ", \"networks\": {");
+	json_object_begin(jw, "networks", 0);
 	for (i = 0; i < p->nnets; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, p->nets[i].name);
-		buf_adds(b, ": {\"cidr\": ");
-		buf_add_json(b, p->nets[i].cidr);
-		buf_adds(b, ", \"role\": ");
-		if (p->nets[i].role != NULL)
-			buf_add_json(b, p->nets[i].role);
-		else
-			buf_adds(b, "null");
-		buf_adds(b, "}");
+		json_object_begin(jw, p->nets[i].name, 0);
+		json_str(jw, "cidr", p->nets[i].cidr);
+		json_str(jw, "role", p->nets[i].role);
+		json_end(jw);
 	}
-	buf_adds(b, "}");
+	json_end(jw);
 }
 
 static int
@@ -113,6 +87,7 @@ cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct plan_node	**sel = NULL;
 	struct prov_err		  err = PROV_ERR_INIT;
 	struct buf		  b = BUF_INIT;
+	struct json_writer	  jw;
 	size_t			  i, n, wname = 4, whw = 8;
 	int			  r = PROV_EXIT_USAGE;
 
@@ -131,18 +106,22 @@ cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			sel[i] = &p->nodes[i];
 	}
 	if (o->json) {
-		buf_adds(&b, "{\"cluster\": ");
-		buf_add_json(&b, p->cluster);
-		cmd_ls_json_nets(&b, p);
-		buf_adds(&b, ", \"nodes\": [");
+		json_init(&jw, &b);
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "cluster", p->cluster);
+		cmd_ls_json_nets(&jw, p);
+		json_array_begin(&jw, "nodes", JSON_LINES);
 		for (i = 0; i < n; i++) {
-			cmd_ls_json(&b, sel[i], i == 0);
+			cmd_ls_json(&jw, sel[i]);
+			/* a plan of 100,000 nodes streams */
 			if (b.len > 65536) {
 				fwrite(b.buf, 1, b.len, ctx->out);
 				buf_reset(&b);
 			}
 		}
-		buf_adds(&b, "\n]}\n");
+		json_end(&jw);
+		json_end(&jw);
+		json_finish(&jw);
 		fwrite(b.buf, 1, b.len, ctx->out);
 		r = 0;
 		goto out;

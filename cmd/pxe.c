@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "fs.h"
+#include "json.h"
 #include "pxe.h"
 
 struct pxe_cmd_opts {
@@ -96,43 +97,38 @@ static void
 cmd_pxe_json(struct cmd_ctx *ctx, const struct pxe_result *res,
     const char *dir)
 {
-	struct buf	b = BUF_INIT;
-	size_t		i;
+	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
+	size_t			i;
 
-	buf_adds(&b, "{\"dir\": ");
-	buf_add_json(&b, dir);
-	buf_adds(&b, ", \"nodes\": [");
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "dir", dir);
+	json_array_begin(&jw, "nodes", JSON_LINES);
 	for (i = 0; i < res->n; i++) {
 		const struct pxe_row	*r = &res->rows[i];
 
-		buf_adds(&b, i ? ",\n  {" : "\n  {");
-		buf_adds(&b, "\"name\": ");
-		buf_add_json(&b, r->node);
-		buf_adds(&b, ", \"mac\": ");
-		if (r->mac[0] != '\0')
-			buf_add_json(&b, r->mac);
-		else
-			buf_adds(&b, "null");
-		buf_addf(&b, ", \"status\": \"%s\", \"why\": ",
-		    cmd_pxe_status(r->status));
-		if (r->why != NULL)
-			buf_add_json(&b, r->why);
-		else
-			buf_adds(&b, "null");
-		buf_adds(&b, "}");
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "name", r->node);
+		json_str(&jw, "mac", r->mac[0] != '\0' ? r->mac : NULL);
+		json_str(&jw, "status", cmd_pxe_status(r->status));
+		json_str(&jw, "why", r->why);
+		json_end(&jw);
 	}
-	buf_adds(&b, "\n], \"files\": [");
-	for (i = 0; i < res->files.n; i++) {
-		buf_adds(&b, i ? ", " : "");
-		buf_add_json(&b, res->files.v[i]);
-	}
-	buf_adds(&b, "], \"notes\": [");
-	for (i = 0; i < res->notes.n; i++) {
-		buf_adds(&b, i ? ", " : "");
-		buf_add_json(&b, res->notes.v[i]);
-	}
-	buf_addf(&b, "], \"rendered\": %zu, \"skipped\": %zu, \"failed\": %zu}\n",
-	    res->rendered, res->skipped, res->failed);
+	json_end(&jw);
+	json_array_begin(&jw, "files", 0);
+	for (i = 0; i < res->files.n; i++)
+		json_str(&jw, NULL, res->files.v[i]);
+	json_end(&jw);
+	json_array_begin(&jw, "notes", 0);
+	for (i = 0; i < res->notes.n; i++)
+		json_str(&jw, NULL, res->notes.v[i]);
+	json_end(&jw);
+	json_int(&jw, "rendered", (long long)res->rendered);
+	json_int(&jw, "skipped", (long long)res->skipped);
+	json_int(&jw, "failed", (long long)res->failed);
+	json_end(&jw);
+	json_finish(&jw);
 	fwrite(b.buf, 1, b.len, ctx->out);
 	buf_release(&b);
 }

@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "err.h"
 #include "facts.h"
+#include "json.h"
 #include "plan.h"
 
 #include "fuzz.h"
@@ -113,6 +114,7 @@ fuzz_facts_check(const struct facts *f)
 {
 	struct facts_rows	 rows = FACTS_ROWS_INIT;
 	struct buf		 j = BUF_INIT, j2 = BUF_INIT;
+	struct json_writer	 jw;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct facts		*g = NULL;
 	size_t			 i;
@@ -122,7 +124,8 @@ fuzz_facts_check(const struct facts *f)
 		FUZZ_ASSERT(rows.v[i].what != NULL);
 		(void)facts_verdict_name(rows.v[i].verdict);
 	}
-	facts_rows_to_json(&j, &rows);
+	json_init(&jw, &j);
+	facts_rows_to_json(&jw, NULL, &rows);
 	facts_rows_release(&rows);
 	buf_reset(&j);
 	facts_to_json(&j, f);

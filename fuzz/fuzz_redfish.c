@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "err.h"
+#include "json.h"
 #include "plan.h"
 #include "redfish.h"
 #include "strvec.h"
@@ -120,6 +121,7 @@ fuzz_rf_inventory(const struct yml_node *root)
 	struct redfish_inv	  inv;
 	struct redfish_rows	  rows = REDFISH_ROWS_INIT;
 	struct buf		  b = BUF_INIT;
+	struct json_writer	  jw;
 	const struct yml_node	 *seq, **fns;
 	size_t			  i, n = 0;
 
@@ -148,7 +150,8 @@ fuzz_rf_inventory(const struct yml_node *root)
 	redfish_inv_summary(&b, &inv);
 	FUZZ_ASSERT(strchr(b.buf, '\n') == NULL);
 	buf_reset(&b);
-	redfish_inv_to_json(&b, &inv);
+	json_init(&jw, &b);
+	redfish_inv_to_json(&jw, NULL, &inv);
 	fuzz_rf_reparse(&b, 0);
 	buf_reset(&b);
 	redfish_compare(&rows, &fuzz_rf_plan->nodes[0], &inv,
@@ -161,7 +164,8 @@ fuzz_rf_inventory(const struct yml_node *root)
 	    redfish_rows_count(&rows, REDFISH_WARN) +
 	    redfish_rows_count(&rows, REDFISH_FAIL) +
 	    redfish_rows_count(&rows, REDFISH_SKIP) == rows.n);
-	redfish_rows_to_json(&b, &rows);
+	json_init(&jw, &b);
+	redfish_rows_to_json(&jw, NULL, &rows);
 	fuzz_rf_reparse(&b, 1);
 	redfish_rows_release(&rows);
 	redfish_inv_release(&inv);

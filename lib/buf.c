@@ -174,13 +174,7 @@ buf_add_shquote(struct buf *b, const char *s)
 	buf_addch(b, '\'');
 }
 
-/*
- * Length (1-4) of the well-formed UTF-8 sequence at p, its code point in
- * *cp; 0 when p starts none: a stray or cut-short byte, an overlong
- * form, a surrogate or past U+10FFFF.  Stops at a NUL, which is never a
- * continuation byte.
- */
-static size_t
+size_t
 buf_utf8_len(const unsigned char *p, uint32_t *cp)
 {
 	uint32_t	c, min;
@@ -213,56 +207,6 @@ buf_utf8_len(const unsigned char *p, uint32_t *cp)
 		return 0;
 	*cp = c;
 	return n;
-}
-
-/*
- * JSON is UTF-8 (RFC 8259), and our own reader is libyaml, which refuses
- * control and C1 characters even in quoted strings and reads NEL, LS and
- * PS as line breaks.  Those are written as JSON escapes; a byte that is not
- * UTF-8 (tool output, a file name) becomes U+FFFD, so the text always
- * reads back.
- */
-void
-buf_add_json(struct buf *b, const char *s)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	uint32_t		 cp;
-	size_t			 n;
-
-	buf_addch(b, '"');
-	for (; *p != '\0'; p++) {
-		switch (*p) {
-		case '"':
-			buf_adds(b, "\\\"");
-			break;
-		case '\\':
-			buf_adds(b, "\\\\");
-			break;
-		case '\n':
-			buf_adds(b, "\\n");
-			break;
-		case '\r':
-			buf_adds(b, "\\r");
-			break;
-		case '\t':
-			buf_adds(b, "\\t");
-			break;
-		default:
-			n = buf_utf8_len(p, &cp);
-			if (n == 0)
-				buf_adds(b, "\xef\xbf\xbd");	/* U+FFFD */
-			else if (cp < 0x20 || cp == 0x7f ||
-			    (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
-			    cp == 0x2029 || cp == 0xfeff || cp == 0xfffe ||
-			    cp == 0xffff)
-				buf_addf(b, "\\u%04x", (unsigned)cp);
-			else
-				buf_add(b, p, n);
-			if (n > 1)
-				p += n - 1;
-		}
-	}
-	buf_addch(b, '"');
 }
 
 void

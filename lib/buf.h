@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char	*buf;
@@ -46,8 +47,6 @@ void	 buf_vaddf(struct buf *, const char *, va_list)
 	    __attribute__((format(printf, 2, 0)));
 /* Append `s` quoted for a POSIX shell: 'it'\''s' (git sq_quote_buf). */
 void	 buf_add_shquote(struct buf *, const char *s);
-/* Append `s` as a JSON string literal, quotes included. */
-void	 buf_add_json(struct buf *, const char *s);
 /*
  * Append `len` bytes of text from elsewhere (a node, a lock's owner file)
  * so that it shows as what it is on a terminal: control characters, DEL
@@ -57,6 +56,13 @@ void	 buf_add_json(struct buf *, const char *s);
  */
 void	 buf_add_visible(struct buf *, const char *s, size_t len,
 	    const char *keep);
+/*
+ * Length (1-4) of the well-formed UTF-8 sequence at p, its code point in
+ * *cp; 0 when p starts none: a stray or cut-short byte, an overlong
+ * form, a surrogate or past U+10FFFF.  Stops at a NUL, which is never a
+ * continuation byte.
+ */
+size_t	 buf_utf8_len(const unsigned char *p, uint32_t *cp);
 /* Append `s` escaped for HTML text and attribute values. */
 void	 buf_add_html(struct buf *, const char *s);
 /* Strip trailing whitespace. */

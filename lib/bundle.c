@@ -38,6 +38,7 @@
 #include "bundle.h"
 #include "catalog.h"
 #include "fs.h"
+#include "json.h"
 #include "oci.h"
 #include "plan.h"
 #include "proc.h"
@@ -1664,106 +1665,110 @@ out:
 /* Packing. */
 
 static void
-bundle_json_kv(struct buf *b, const char *k, const char *v, int comma)
-{
-	buf_addf(b, "%s\"%s\": ", comma ? ", " : "", k);
-	if (v != NULL)
-		buf_add_json(b, v);
-	else
-		buf_adds(b, "null");
-}
-
-static void
-bundle_json_list(struct buf *b, const char *k, const struct strvec *v)
+bundle_json_list(struct json_writer *jw, const char *k,
+    const struct strvec *v)
 {
 	size_t	i;
 
-	buf_addf(b, "  \"%s\": [", k);
-	for (i = 0; i < v->n; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, v->v[i]);
+	json_array_begin(jw, k, 0);
+	for (i = 0; i < v->n; i++)
+		json_str(jw, NULL, v->v[i]);
+	json_end(jw);
+}
+
+static void
+bundle_json_images(struct json_writer *jw, const struct bundle *bu)
+{
+	size_t	i, k;
+	char	blob[80];
+
+	json_array_begin(jw, "images", JSON_LINES);
+	for (i = 0; i < bu->nimgs; i++) {
+		const struct bundle_image	*im = &bu->imgs[i];
+
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "ref", im->ref);
+		json_str(jw, "digest", im->digest);
+		json_str(jw, "media_type", im->media_type);
+		json_str(jw, "platform", im->platform);
+		json_int(jw, "size", (long long)im->size);
+		json_array_begin(jw, "blobs", 0);
+		for (k = 0; k < im->n; k++) {
+			snprintf(blob, sizeof blob, "sha256:%s",
+			    bu->image_blobs.v[im->first + k]);
+			json_str(jw, NULL, blob);
+		}
+		json_end(jw);
+		json_end(jw);
 	}
-	buf_adds(b, "],\n");
+	json_end(jw);
+	json_array_begin(jw, "images_not_fetched", 0);
+	for (i = 0; i < bu->images_not_fetched.n; i++)
+		json_str(jw, NULL, bu->images_not_fetched.v[i]);
+	for (i = 0; !bu->images_done && i < bu->images.n; i++)
+		json_str(jw, NULL, bu->images.v[i]);
+	json_end(jw);
 }
 
 void
 bundle_manifest(struct buf *b, const struct bundle *bu,
     const struct bundle_file *files, size_t nfiles)
 {
-	size_t	i;
+	struct json_writer	jw;
+	size_t			i;
 
-	buf_adds(b, "{\n  \"format\": \"provision-bundle/1\",\n  ");
-	bundle_json_kv(b, "cluster", bu->cluster, 0);
-	buf_adds(b, ",\n  \"os\": {");
-	bundle_json_kv(b, "distro", bu->distro, 0);
-	bundle_json_kv(b, "release", bu->release, 1);
-	bundle_json_kv(b, "codename", bu->codename, 1);
-	bundle_json_kv(b, "arch", bu->arch, 1);
-	buf_adds(b, "},\n  \"apt_source\": \"deb [trusted=yes] "
-	    "file:BUNDLE/repo ./\",\n");
-	bundle_json_list(b, "sources", &bu->sources);
-	buf_adds(b, "  \"requested\": [");
+	json_init(&jw, b);
+	json_object_begin(&jw, NULL, JSON_LINES);
+	json_str(&jw, "format", "provision-bundle/1");
+	json_str(&jw, "cluster", bu->cluster);
+	json_object_begin(&jw, "os", 0);
+	json_str(&jw, "distro", bu->distro);
+	json_str(&jw, "release", bu->release);
+	json_str(&jw, "codename", bu->codename);
+	json_str(&jw, "arch", bu->arch);
+	json_end(&jw);
+	json_str(&jw, "apt_source", "deb [trusted=yes] file:BUNDLE/repo ./");
+	bundle_json_list(&jw, "sources", &bu->sources);
+	json_array_begin(&jw, "requested", JSON_LINES);
 	for (i = 0; i < bu->wanted.n; i++) {
-		buf_adds(b, i ? ",\n    {" : "\n    {");
-		bundle_json_kv(b, "name", bu->wanted.v[i], 0);
-		bundle_json_kv(b, "step", bu->why.v[i], 1);
-		buf_adds(b, "}");
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "name", bu->wanted.v[i]);
+		json_str(&jw, "step", bu->why.v[i]);
+		json_end(&jw);
 	}
-	buf_adds(b, "],\n");
-	bundle_json_list(b, "missing", &bu->missing);
-	buf_adds(b, "  \"images\": [");
-	for (i = 0; i < bu->nimgs; i++) {
-		const struct bundle_image	*im = &bu->imgs[i];
-		size_t				 k;
-
-		buf_adds(b, i ? ",\n    {" : "\n    {");
-		bundle_json_kv(b, "ref", im->ref, 0);
-		bundle_json_kv(b, "digest", im->digest, 1);
-		bundle_json_kv(b, "media_type", im->media_type, 1);
-		bundle_json_kv(b, "platform", im->platform, 1);
-		buf_addf(b, ", \"size\": %lld, \"blobs\": [",
-		    (long long)im->size);
-		for (k = 0; k < im->n; k++)
-			buf_addf(b, "%s\"sha256:%s\"", k ? ", " : "",
-			    bu->image_blobs.v[im->first + k]);
-		buf_adds(b, "]}");
-	}
-	buf_adds(b, "],\n  \"images_not_fetched\": [");
-	for (i = 0; i < bu->images_not_fetched.n; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, bu->images_not_fetched.v[i]);
-	}
-	for (i = 0; !bu->images_done && i < bu->images.n; i++) {
-		buf_adds(b, i || bu->images_not_fetched.n ? ", " : "");
-		buf_add_json(b, bu->images.v[i]);
-	}
-	buf_adds(b, "],\n");
-	buf_adds(b, "  \"artifacts\": [");
+	json_end(&jw);
+	bundle_json_list(&jw, "missing", &bu->missing);
+	bundle_json_images(&jw, bu);
+	json_array_begin(&jw, "artifacts", JSON_LINES);
 	for (i = 0; i < bu->n; i++) {
 		const struct bundle_item	*it = &bu->items[i];
 		char				*path = xasprintf("repo/%s",
 						    it->filename);
 
-		buf_adds(b, i ? ",\n    {" : "\n    {");
-		bundle_json_kv(b, "name", it->name, 0);
-		bundle_json_kv(b, "version", it->version, 1);
-		bundle_json_kv(b, "arch", it->arch, 1);
-		bundle_json_kv(b, "kind", "deb", 1);
-		bundle_json_kv(b, "path", path, 1);
-		bundle_json_kv(b, "sha256", it->sha256, 1);
-		buf_addf(b, ", \"size\": %lld", (long long)it->size);
-		bundle_json_kv(b, "url", it->url, 1);
-		buf_adds(b, "}");
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "name", it->name);
+		json_str(&jw, "version", it->version);
+		json_str(&jw, "arch", it->arch);
+		json_str(&jw, "kind", "deb");
+		json_str(&jw, "path", path);
+		json_str(&jw, "sha256", it->sha256);
+		json_int(&jw, "size", (long long)it->size);
+		json_str(&jw, "url", it->url);
+		json_end(&jw);
 		free(path);
 	}
-	buf_adds(b, "],\n  \"files\": [");
+	json_end(&jw);
+	json_array_begin(&jw, "files", JSON_LINES);
 	for (i = 0; files != NULL && i < nfiles; i++) {
-		buf_adds(b, i ? ",\n    {" : "\n    {");
-		bundle_json_kv(b, "path", files[i].path, 0);
-		bundle_json_kv(b, "sha256", files[i].sha256, 1);
-		buf_addf(b, ", \"size\": %lld}", (long long)files[i].size);
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "path", files[i].path);
+		json_str(&jw, "sha256", files[i].sha256);
+		json_int(&jw, "size", (long long)files[i].size);
+		json_end(&jw);
 	}
-	buf_adds(b, "]\n}\n");
+	json_end(&jw);
+	json_end(&jw);
+	json_finish(&jw);
 }
 
 struct bundle_packer {
@@ -1815,18 +1820,22 @@ bundle_pack_images(struct bundle_packer *pk, const struct bundle *b,
     const struct bundle_opts *o, struct prov_err *err)
 {
 	static const char layout[] = "{\"imageLayoutVersion\": \"1.0.0\"}\n";
-	struct strmap	 done = STRMAP_INIT;
-	struct buf	 idx = BUF_INIT, tmp = BUF_INIT;
-	size_t		 i, k;
-	int		 r = -1;
+	struct strmap		 done = STRMAP_INIT;
+	struct buf		 idx = BUF_INIT, tmp = BUF_INIT;
+	struct json_writer	 jw;
+	size_t			 i, k;
+	int			 r = -1;
 
 	if (b->nimgs == 0)
 		return 0;
 	buf_adds(&tmp, layout);
 	if (bundle_pack_buf(pk, "images/oci-layout", &tmp, 0644, err) != 0)
 		goto out;
-	buf_adds(&idx, "{\n  \"schemaVersion\": 2,\n  \"mediaType\": \""
-	    OCI_MT_INDEX "\",\n  \"manifests\": [");
+	json_init(&jw, &idx);
+	json_object_begin(&jw, NULL, JSON_LINES);
+	json_int(&jw, "schemaVersion", 2);
+	json_str(&jw, "mediaType", OCI_MT_INDEX);
+	json_array_begin(&jw, "manifests", JSON_LINES);
 	for (i = 0; i < b->nimgs; i++) {
 		const struct bundle_image	*im = &b->imgs[i];
 		const char			*arch, *variant;
@@ -1856,23 +1865,26 @@ bundle_pack_images(struct bundle_packer *pk, const struct bundle *b,
 		arch = strchr(p, '/') != NULL ? strchr(p, '/') + 1 : p;
 		if ((variant = strchr(arch, '/')) != NULL)
 			*(char *)variant++ = '\0';
-		buf_adds(&idx, i ? ",\n    {" : "\n    {");
-		bundle_json_kv(&idx, "mediaType", im->media_type, 0);
-		bundle_json_kv(&idx, "digest", im->digest, 1);
-		buf_addf(&idx, ", \"size\": %lld,\n      \"platform\": {",
-		    (long long)im->size);
-		bundle_json_kv(&idx, "architecture", arch, 0);
-		bundle_json_kv(&idx, "os", "linux", 1);
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "mediaType", im->media_type);
+		json_str(&jw, "digest", im->digest);
+		json_int(&jw, "size", (long long)im->size);
+		json_object_begin(&jw, "platform", 0);
+		json_str(&jw, "architecture", arch);
+		json_str(&jw, "os", "linux");
 		if (variant != NULL)
-			bundle_json_kv(&idx, "variant", variant, 1);
-		buf_adds(&idx, "},\n      \"annotations\": {");
-		bundle_json_kv(&idx, "org.opencontainers.image.ref.name",
-		    im->ref, 0);
-		bundle_json_kv(&idx, "io.containerd.image.name", im->ref, 1);
-		buf_adds(&idx, "}}");
+			json_str(&jw, "variant", variant);
+		json_end(&jw);
+		json_object_begin(&jw, "annotations", 0);
+		json_str(&jw, "org.opencontainers.image.ref.name", im->ref);
+		json_str(&jw, "io.containerd.image.name", im->ref);
+		json_end(&jw);
+		json_end(&jw);
 		free(p);
 	}
-	buf_adds(&idx, "\n  ]\n}\n");
+	json_end(&jw);
+	json_end(&jw);
+	json_finish(&jw);
 	if (bundle_pack_buf(pk, "images/index.json", &idx, 0644, err) != 0)
 		goto out;
 	r = 0;

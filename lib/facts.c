@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "facts.h"
+#include "json.h"
 #include "plan.h"
 #include "str.h"
 #include "strvec.h"
@@ -1700,213 +1701,177 @@ facts_finish(struct facts *f, const struct catalog *cat)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON out */
+/* JSON out: what is unknown (negative) is null */
 
 static void
-facts_jkey(struct buf *b, int *first, const char *k)
+facts_jlong(struct json_writer *jw, const char *k, long long v)
 {
-	buf_adds(b, *first ? "" : ", ");
-	*first = 0;
-	buf_add_json(b, k);
-	buf_adds(b, ": ");
-}
-
-static void
-facts_jstr(struct buf *b, int *first, const char *k, const char *v)
-{
-	facts_jkey(b, first, k);
-	if (v != NULL)
-		buf_add_json(b, v);
-	else
-		buf_adds(b, "null");
-}
-
-static void
-facts_jnum(struct buf *b, int *first, const char *k, long long v)
-{
-	facts_jkey(b, first, k);
 	if (v >= 0)
-		buf_addf(b, "%lld", v);
+		json_int(jw, k, v);
 	else
-		buf_adds(b, "null");
+		json_null(jw, k);
 }
 
 static void
-facts_jdbl(struct buf *b, int *first, const char *k, double v)
+facts_jdbl(struct json_writer *jw, const char *k, double v)
 {
-	facts_jkey(b, first, k);
-	if (v >= 0)
-		buf_addf(b, "%.17g", v);
-	else
-		buf_adds(b, "null");
+	json_num(jw, k, v >= 0 ? v : NAN, -1);
+}
+
+/* A PCI id as its four hex digits, as lspci prints them. */
+static void
+facts_jhex(struct json_writer *jw, const char *k, long v)
+{
+	char	hex[24];
+
+	snprintf(hex, sizeof hex, "%04lx", v);
+	json_str(jw, k, v >= 0 ? hex : NULL);
 }
 
 static void
-facts_jhex(struct buf *b, int *first, const char *k, long v)
+facts_json_pci(struct json_writer *jw, const struct facts *f)
 {
-	facts_jkey(b, first, k);
-	if (v >= 0)
-		buf_addf(b, "\"%04lx\"", v);
-	else
-		buf_adds(b, "null");
+	size_t	i;
+
+	json_array_begin(jw, "pci", JSON_LINES);
+	for (i = 0; i < f->npci; i++) {
+		const struct facts_pci	*d = &f->pci[i];
+
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "slot", d->slot);
+		facts_jhex(jw, "class", d->class_id);
+		facts_jhex(jw, "vendor", d->vendor_id);
+		facts_jhex(jw, "device", d->device_id);
+		facts_jhex(jw, "svendor", d->svendor_id);
+		facts_jhex(jw, "sdevice", d->sdevice_id);
+		json_str(jw, "class_name", d->class_name);
+		json_str(jw, "vendor_name", d->vendor_name);
+		json_str(jw, "device_name", d->device_name);
+		json_str(jw, "name_source", d->name_source);
+		json_str(jw, "driver", d->driver);
+		json_object_begin(jw, "link", 0);
+		facts_jdbl(jw, "speed", d->link.speed);
+		facts_jlong(jw, "width", d->link.width);
+		facts_jdbl(jw, "max_speed", d->link.max_speed);
+		facts_jlong(jw, "max_width", d->link.max_width);
+		json_end(jw);
+		json_end(jw);
+	}
+	json_end(jw);
 }
 
-/* Open a list "key": [ on its own line. */
 static void
-facts_jlist(struct buf *b, const char *k, size_t n)
+facts_json_gpus(struct json_writer *jw, const struct facts *f)
 {
-	buf_adds(b, ",\n  ");
-	buf_add_json(b, k);
-	buf_adds(b, n ? ": [" : ": []");
+	size_t	i;
+
+	json_array_begin(jw, "gpus", JSON_LINES);
+	for (i = 0; i < f->ngpus; i++) {
+		const struct facts_gpu	*g = &f->gpus[i];
+
+		json_object_begin(jw, NULL, 0);
+		facts_jlong(jw, "index", g->index);
+		json_str(jw, "name", g->name);
+		json_str(jw, "bus_id", g->bus_id);
+		json_str(jw, "pci_id", g->pci_id);
+		json_str(jw, "catalog_id", g->catalog_id);
+		json_str(jw, "uuid", g->uuid);
+		facts_jlong(jw, "memory_mib", g->memory_mib);
+		json_str(jw, "driver_version", g->driver_version);
+		json_str(jw, "persistence", g->persistence);
+		facts_jlong(jw, "mig_devices", g->mig_devices);
+		facts_jlong(jw, "pcie_gen", g->gen);
+		facts_jlong(jw, "pcie_max_gen", g->max_gen);
+		facts_jlong(jw, "pcie_width", g->width);
+		facts_jlong(jw, "pcie_max_width", g->max_width);
+		json_str(jw, "source", g->source);
+		json_end(jw);
+	}
+	json_end(jw);
 }
 
 static void
-facts_jitem(struct buf *b, size_t i, size_t n)
+facts_json_nets(struct json_writer *jw, const struct facts *f)
 {
-	buf_adds(b, i ? ",\n    {" : "\n    {");
-	(void)n;
-}
+	size_t	i;
 
-static void
-facts_jend(struct buf *b, size_t n)
-{
-	if (n)
-		buf_adds(b, "\n  ]");
+	json_array_begin(jw, "nics", JSON_LINES);
+	for (i = 0; i < f->nnics; i++) {
+		const struct facts_nic	*n = &f->nics[i];
+
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "name", n->name);
+		facts_jlong(jw, "speed_mbps", n->speed_mbps);
+		facts_jlong(jw, "mtu", n->mtu);
+		json_str(jw, "state", n->state);
+		json_str(jw, "mac", n->mac);
+		json_str(jw, "pci_slot", n->pci_slot);
+		json_end(jw);
+	}
+	json_end(jw);
+	json_array_begin(jw, "ib", JSON_LINES);
+	for (i = 0; i < f->nib; i++) {
+		const struct facts_ib	*p = &f->ib[i];
+
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "ca", p->ca);
+		facts_jlong(jw, "port", p->port);
+		json_str(jw, "state", p->state);
+		json_str(jw, "phys_state", p->phys_state);
+		facts_jdbl(jw, "rate_gbps", p->rate_gbps);
+		json_str(jw, "link_layer", p->link_layer);
+		json_end(jw);
+	}
+	json_end(jw);
 }
 
 void
 facts_to_json(struct buf *b, const struct facts *f)
 {
-	size_t	i;
-	int	first;
+	struct json_writer	jw;
+	size_t			i;
 
-	buf_adds(b, "{\n  \"version\": 1,\n  ");
-	first = 1;
-	facts_jstr(b, &first, "node", f->node);
-	buf_adds(b, ",\n  \"os\": {");
-	first = 1;
-	facts_jstr(b, &first, "id", f->os_id);
-	facts_jstr(b, &first, "version_id", f->os_version_id);
-	facts_jstr(b, &first, "pretty_name", f->os_pretty);
-	buf_adds(b, "},\n  ");
-	first = 1;
-	facts_jstr(b, &first, "kernel", f->kernel);
-	buf_adds(b, ",\n  \"cpu\": {");
-	first = 1;
-	facts_jstr(b, &first, "model", f->cpu_model);
-	facts_jnum(b, &first, "sockets", f->cpu_sockets);
-	facts_jnum(b, &first, "cores", f->cpu_cores);
-	facts_jnum(b, &first, "threads", f->cpu_threads);
-	buf_adds(b, "},\n  ");
-	first = 1;
-	facts_jnum(b, &first, "memory_kb", f->mem_kb);
-
-	facts_jlist(b, "pci", f->npci);
-	for (i = 0; i < f->npci; i++) {
-		const struct facts_pci	*d = &f->pci[i];
-
-		facts_jitem(b, i, f->npci);
-		first = 1;
-		facts_jstr(b, &first, "slot", d->slot);
-		facts_jhex(b, &first, "class", d->class_id);
-		facts_jhex(b, &first, "vendor", d->vendor_id);
-		facts_jhex(b, &first, "device", d->device_id);
-		facts_jhex(b, &first, "svendor", d->svendor_id);
-		facts_jhex(b, &first, "sdevice", d->sdevice_id);
-		facts_jstr(b, &first, "class_name", d->class_name);
-		facts_jstr(b, &first, "vendor_name", d->vendor_name);
-		facts_jstr(b, &first, "device_name", d->device_name);
-		facts_jstr(b, &first, "name_source", d->name_source);
-		facts_jstr(b, &first, "driver", d->driver);
-		buf_adds(b, ", \"link\": {");
-		first = 1;
-		facts_jdbl(b, &first, "speed", d->link.speed);
-		facts_jnum(b, &first, "width", d->link.width);
-		facts_jdbl(b, &first, "max_speed", d->link.max_speed);
-		facts_jnum(b, &first, "max_width", d->link.max_width);
-		buf_adds(b, "}}");
-	}
-	facts_jend(b, f->npci);
-
-	facts_jlist(b, "gpus", f->ngpus);
-	for (i = 0; i < f->ngpus; i++) {
-		const struct facts_gpu	*g = &f->gpus[i];
-
-		facts_jitem(b, i, f->ngpus);
-		first = 1;
-		facts_jnum(b, &first, "index", g->index);
-		facts_jstr(b, &first, "name", g->name);
-		facts_jstr(b, &first, "bus_id", g->bus_id);
-		facts_jstr(b, &first, "pci_id", g->pci_id);
-		facts_jstr(b, &first, "catalog_id", g->catalog_id);
-		facts_jstr(b, &first, "uuid", g->uuid);
-		facts_jnum(b, &first, "memory_mib", g->memory_mib);
-		facts_jstr(b, &first, "driver_version", g->driver_version);
-		facts_jstr(b, &first, "persistence", g->persistence);
-		facts_jnum(b, &first, "mig_devices", g->mig_devices);
-		facts_jnum(b, &first, "pcie_gen", g->gen);
-		facts_jnum(b, &first, "pcie_max_gen", g->max_gen);
-		facts_jnum(b, &first, "pcie_width", g->width);
-		facts_jnum(b, &first, "pcie_max_width", g->max_width);
-		facts_jstr(b, &first, "source", g->source);
-		buf_adds(b, "}");
-	}
-	facts_jend(b, f->ngpus);
-
-	facts_jlist(b, "nics", f->nnics);
-	for (i = 0; i < f->nnics; i++) {
-		const struct facts_nic	*n = &f->nics[i];
-
-		facts_jitem(b, i, f->nnics);
-		first = 1;
-		facts_jstr(b, &first, "name", n->name);
-		facts_jnum(b, &first, "speed_mbps", n->speed_mbps);
-		facts_jnum(b, &first, "mtu", n->mtu);
-		facts_jstr(b, &first, "state", n->state);
-		facts_jstr(b, &first, "mac", n->mac);
-		facts_jstr(b, &first, "pci_slot", n->pci_slot);
-		buf_adds(b, "}");
-	}
-	facts_jend(b, f->nnics);
-
-	facts_jlist(b, "ib", f->nib);
-	for (i = 0; i < f->nib; i++) {
-		const struct facts_ib	*p = &f->ib[i];
-
-		facts_jitem(b, i, f->nib);
-		first = 1;
-		facts_jstr(b, &first, "ca", p->ca);
-		facts_jnum(b, &first, "port", p->port);
-		facts_jstr(b, &first, "state", p->state);
-		facts_jstr(b, &first, "phys_state", p->phys_state);
-		facts_jdbl(b, &first, "rate_gbps", p->rate_gbps);
-		facts_jstr(b, &first, "link_layer", p->link_layer);
-		buf_adds(b, "}");
-	}
-	facts_jend(b, f->nib);
-
-	facts_jlist(b, "disks", f->ndisks);
+	json_init(&jw, b);
+	json_object_begin(&jw, NULL, JSON_LINES);
+	json_int(&jw, "version", 1);
+	json_str(&jw, "node", f->node);
+	json_object_begin(&jw, "os", 0);
+	json_str(&jw, "id", f->os_id);
+	json_str(&jw, "version_id", f->os_version_id);
+	json_str(&jw, "pretty_name", f->os_pretty);
+	json_end(&jw);
+	json_str(&jw, "kernel", f->kernel);
+	json_object_begin(&jw, "cpu", 0);
+	json_str(&jw, "model", f->cpu_model);
+	facts_jlong(&jw, "sockets", f->cpu_sockets);
+	facts_jlong(&jw, "cores", f->cpu_cores);
+	facts_jlong(&jw, "threads", f->cpu_threads);
+	json_end(&jw);
+	facts_jlong(&jw, "memory_kb", f->mem_kb);
+	facts_json_pci(&jw, f);
+	facts_json_gpus(&jw, f);
+	facts_json_nets(&jw, f);
+	json_array_begin(&jw, "disks", JSON_LINES);
 	for (i = 0; i < f->ndisks; i++) {
 		const struct facts_disk	*d = &f->disks[i];
 
-		facts_jitem(b, i, f->ndisks);
-		first = 1;
-		facts_jstr(b, &first, "name", d->name);
-		facts_jnum(b, &first, "size_bytes", d->size_bytes);
-		facts_jkey(b, &first, "rotational");
-		buf_adds(b, d->rotational < 0 ? "null" :
-		    d->rotational ? "true" : "false");
-		facts_jstr(b, &first, "model", d->model);
-		buf_adds(b, "}");
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "name", d->name);
+		facts_jlong(&jw, "size_bytes", d->size_bytes);
+		if (d->rotational < 0)
+			json_null(&jw, "rotational");
+		else
+			json_bool(&jw, "rotational", d->rotational);
+		json_str(&jw, "model", d->model);
+		json_end(&jw);
 	}
-	facts_jend(b, f->ndisks);
-
-	buf_adds(b, ",\n  \"notes\": [");
-	for (i = 0; i < f->notes.n; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, f->notes.v[i]);
-	}
-	buf_adds(b, "]\n}\n");
+	json_end(&jw);
+	json_array_begin(&jw, "notes", 0);
+	for (i = 0; i < f->notes.n; i++)
+		json_str(&jw, NULL, f->notes.v[i]);
+	json_end(&jw);
+	json_end(&jw);
+	json_finish(&jw);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2257,26 +2222,25 @@ facts_rows_count(const struct facts_rows *rows, enum facts_verdict v)
 }
 
 void
-facts_rows_to_json(struct buf *b, const struct facts_rows *rows)
+facts_rows_to_json(struct json_writer *jw, const char *key,
+    const struct facts_rows *rows)
 {
 	size_t	i;
 
-	buf_adds(b, "[");
+	json_array_begin(jw, key, JSON_LINES);
 	for (i = 0; i < rows->n; i++) {
 		const struct facts_row	*r = &rows->v[i];
-		int			 first = 1;
 
-		buf_adds(b, i ? ",\n  {" : "\n  {");
-		facts_jstr(b, &first, "node", r->node);
-		facts_jstr(b, &first, "what", r->what);
-		facts_jstr(b, &first, "expected", r->expected);
-		facts_jstr(b, &first, "found", r->found);
-		facts_jstr(b, &first, "verdict",
-		    facts_verdict_name(r->verdict));
-		facts_jstr(b, &first, "reason", r->reason);
-		buf_adds(b, "}");
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "node", r->node);
+		json_str(jw, "what", r->what);
+		json_str(jw, "expected", r->expected);
+		json_str(jw, "found", r->found);
+		json_str(jw, "verdict", facts_verdict_name(r->verdict));
+		json_str(jw, "reason", r->reason);
+		json_end(jw);
 	}
-	buf_adds(b, rows->n ? "\n]" : "]");
+	json_end(jw);
 }
 
 /* A link as generations and widths; 0 when nothing is known. */

@@ -30,6 +30,7 @@
 #include "strvec.h"
 
 struct catalog;
+struct json_writer;
 struct plan;
 struct plan_node;
 
@@ -268,7 +269,8 @@ void		 facts_rows_release(struct facts_rows *);
 size_t		 facts_rows_count(const struct facts_rows *,
 		    enum facts_verdict);
 const char	*facts_verdict_name(enum facts_verdict);
-/* {"rows": [...]} style array body: [ {node, what, ...}, ... ] */
-void		 facts_rows_to_json(struct buf *, const struct facts_rows *);
+/* The rows as an array value at `key`: [{node, what, ...}, ...]. */
+void		 facts_rows_to_json(struct json_writer *, const char *key,
+		    const struct facts_rows *);
 
 #endif

@@ -51,6 +51,7 @@
 #include "arc.h"
 #include "buf.h"
 #include "bundle.h"
+#include "json.h"
 #include "oci.h"
 #include "offline.h"
 #include "plan.h"
@@ -329,6 +330,8 @@ offline_images_trailer(struct offline_conv *c, const struct yml_node *root,
 {
 	const struct yml_node	*seq = yml_map_get(root, "images");
 	struct buf		 dm = BUF_INIT, list = BUF_INIT;
+	struct json_writer	 jw;
+	char			*path;
 	unsigned		 i, k;
 	int			 r = -1;
 
@@ -337,7 +340,9 @@ offline_images_trailer(struct offline_conv *c, const struct yml_node *root,
 		    "manifest lists no images", c->bundle);
 		goto out;
 	}
-	buf_adds(&dm, "[");
+	/* docker load's manifest.json, one image a line */
+	json_init(&jw, &dm);
+	json_array_begin(&jw, NULL, JSON_LINES);
 	for (i = 0; i < seq->n; i++) {
 		const struct yml_node	*e = seq->u.items[i];
 		const struct yml_node	*blobs = e->kind == YML_MAP ?
@@ -370,20 +375,28 @@ offline_images_trailer(struct offline_conv *c, const struct yml_node *root,
 			}
 			free(want);
 		}
-		buf_addf(&dm, "%s\n {\"Config\": \"blobs/sha256/%s\", "
-		    "\"RepoTags\": [", i ? "," : "",
-		    blobs->u.items[0]->u.s + 7);
+		json_object_begin(&jw, NULL, 0);
+		path = xasprintf("blobs/sha256/%s", blobs->u.items[0]->u.s + 7);
+		json_str(&jw, "Config", path);
+		free(path);
+		json_array_begin(&jw, "RepoTags", 0);
 		if ((tag = offline_repo_tag(ref)) != NULL)
-			buf_add_json(&dm, tag);
+			json_str(&jw, NULL, tag);
 		free(tag);
-		buf_adds(&dm, "], \"Layers\": [");
-		for (k = 1; k < blobs->n; k++)
-			buf_addf(&dm, "%s\"blobs/sha256/%s\"", k > 1 ? ", " :
-			    "", blobs->u.items[k]->u.s + 7);
-		buf_adds(&dm, "]}");
+		json_end(&jw);
+		json_array_begin(&jw, "Layers", 0);
+		for (k = 1; k < blobs->n; k++) {
+			path = xasprintf("blobs/sha256/%s",
+			    blobs->u.items[k]->u.s + 7);
+			json_str(&jw, NULL, path);
+			free(path);
+		}
+		json_end(&jw);
+		json_end(&jw);
 		buf_addf(&list, "%s %s %s\n", ref, dig, blobs->u.items[0]->u.s);
 	}
-	buf_adds(&dm, "\n]\n");
+	json_end(&jw);
+	json_finish(&jw);
 	if (offline_add_buf(c, "manifest.json", &dm, err) != 0 ||
 	    offline_add_buf(c, OFFLINE_IMAGES_LIST, &list, err) != 0)
 		goto out;

@@ -38,6 +38,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "http.h"
+#include "json.h"
 #include "plan.h"
 #include "redfish.h"
 #include "str.h"
@@ -519,73 +520,44 @@ redfish_inv_summary(struct buf *b, const struct redfish_inv *inv)
 		buf_adds(b, "PSUs ?");
 }
 
+/* A count the BMC did not report (negative) is null. */
 static void
-redfish_json_num(struct buf *b, double d)
-{
-	if (isnan(d))
-		buf_adds(b, "null");
-	else
-		redfish_num_str(b, d);
-}
-
-static void
-redfish_json_long(struct buf *b, long v)
+redfish_json_long(struct json_writer *jw, const char *k, long v)
 {
 	if (v < 0)
-		buf_adds(b, "null");
+		json_null(jw, k);
 	else
-		buf_addf(b, "%ld", v);
-}
-
-static void
-redfish_json_str(struct buf *b, const char *s)
-{
-	if (s == NULL)
-		buf_adds(b, "null");
-	else
-		buf_add_json(b, s);
+		json_int(jw, k, v);
 }
 
 void
-redfish_inv_to_json(struct buf *b, const struct redfish_inv *inv)
+redfish_inv_to_json(struct json_writer *jw, const char *key,
+    const struct redfish_inv *inv)
 {
 	size_t	i;
 
-	buf_adds(b, "{\"cpus\": ");
-	redfish_json_long(b, inv->cpus);
-	buf_adds(b, ", \"cpu_model\": ");
-	redfish_json_str(b, inv->cpu_model);
-	buf_adds(b, ", \"cpu_cores\": ");
-	redfish_json_long(b, inv->cpu_cores);
-	buf_adds(b, ", \"memory_gib\": ");
-	redfish_json_num(b, inv->mem_gib);
-	buf_adds(b, ", \"dimms\": ");
-	redfish_json_long(b, inv->dimms);
-	buf_adds(b, ", \"gpus\": ");
-	redfish_json_long(b, inv->gpus);
-	buf_adds(b, ", \"gpu_model\": ");
-	redfish_json_str(b, inv->gpu_model);
-	buf_adds(b, ", \"gpu_pci_ids\": [");
-	for (i = 0; i < inv->gpu_pci_ids.n; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, inv->gpu_pci_ids.v[i]);
-	}
-	buf_adds(b, "], \"pcie_devices\": ");
-	redfish_json_long(b, inv->pcie_devices);
-	buf_adds(b, ", \"psus\": ");
-	redfish_json_long(b, inv->psus);
-	buf_adds(b, ", \"psu_watts_min\": ");
-	redfish_json_num(b, inv->psu_watts_min);
-	buf_adds(b, ", \"psu_watts_max\": ");
-	redfish_json_num(b, inv->psu_watts_max);
-	buf_adds(b, ", \"psu_source\": ");
-	redfish_json_str(b, inv->psu_source);
-	buf_adds(b, ", \"notes\": [");
-	for (i = 0; i < inv->notes.n; i++) {
-		buf_adds(b, i ? ", " : "");
-		buf_add_json(b, inv->notes.v[i]);
-	}
-	buf_adds(b, "]}");
+	json_object_begin(jw, key, 0);
+	redfish_json_long(jw, "cpus", inv->cpus);
+	json_str(jw, "cpu_model", inv->cpu_model);
+	redfish_json_long(jw, "cpu_cores", inv->cpu_cores);
+	json_num(jw, "memory_gib", inv->mem_gib, -1);
+	redfish_json_long(jw, "dimms", inv->dimms);
+	redfish_json_long(jw, "gpus", inv->gpus);
+	json_str(jw, "gpu_model", inv->gpu_model);
+	json_array_begin(jw, "gpu_pci_ids", 0);
+	for (i = 0; i < inv->gpu_pci_ids.n; i++)
+		json_str(jw, NULL, inv->gpu_pci_ids.v[i]);
+	json_end(jw);
+	redfish_json_long(jw, "pcie_devices", inv->pcie_devices);
+	redfish_json_long(jw, "psus", inv->psus);
+	json_num(jw, "psu_watts_min", inv->psu_watts_min, -1);
+	json_num(jw, "psu_watts_max", inv->psu_watts_max, -1);
+	json_str(jw, "psu_source", inv->psu_source);
+	json_array_begin(jw, "notes", 0);
+	for (i = 0; i < inv->notes.n; i++)
+		json_str(jw, NULL, inv->notes.v[i]);
+	json_end(jw);
+	json_end(jw);
 }
 
 /* --- drift against the plan ------------------------------------------- */
@@ -664,27 +636,24 @@ redfish_verdict_name(enum redfish_verdict v)
 }
 
 void
-redfish_rows_to_json(struct buf *b, const struct redfish_rows *rows)
+redfish_rows_to_json(struct json_writer *jw, const char *key,
+    const struct redfish_rows *rows)
 {
 	size_t	i;
 
-	buf_adds(b, "[");
+	json_array_begin(jw, key, 0);
 	for (i = 0; i < rows->n; i++) {
 		const struct redfish_row	*r = &rows->v[i];
 
-		buf_adds(b, i ? ", {\"what\": " : "{\"what\": ");
-		buf_add_json(b, r->what);
-		buf_adds(b, ", \"expected\": ");
-		redfish_json_str(b, r->expected);
-		buf_adds(b, ", \"found\": ");
-		redfish_json_str(b, r->found);
-		buf_adds(b, ", \"verdict\": ");
-		buf_add_json(b, redfish_verdict_name(r->verdict));
-		buf_adds(b, ", \"reason\": ");
-		redfish_json_str(b, r->reason);
-		buf_adds(b, "}");
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "what", r->what);
+		json_str(jw, "expected", r->expected);
+		json_str(jw, "found", r->found);
+		json_str(jw, "verdict", redfish_verdict_name(r->verdict));
+		json_str(jw, "reason", r->reason);
+		json_end(jw);
 	}
-	buf_adds(b, "]");
+	json_end(jw);
 }
 
 /*
@@ -1773,8 +1742,9 @@ rf_h_wait_power(struct rf_job *j, struct rf_call *c, struct http_req *r,
 static void
 rf_step_reset(struct rf_job *j)
 {
-	struct buf	 body = BUF_INIT, allowed = BUF_INIT;
-	const char	*type, *why;
+	struct buf		 body = BUF_INIT, allowed = BUF_INIT;
+	struct json_writer	 jw;
+	const char		*type, *why;
 
 	type = redfish_reset_type(j->o->action, j->o->graceful,
 	    &j->reset_allowed, j->b->power, &why);
@@ -1797,9 +1767,10 @@ rf_step_reset(struct rf_job *j)
 	j->deadline = http_now_ms() + j->o->wait_ms;
 	j->polls = 0;
 	j->phase = RF_WAIT_POWER;
-	buf_adds(&body, "{\"ResetType\": ");
-	buf_add_json(&body, type);
-	buf_adds(&body, "}");
+	json_init(&jw, &body);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "ResetType", type);
+	json_end(&jw);
 	rf_request(j, "POST", j->reset_target, &body, rf_h_change, RF_RAW, 0);
 	buf_release(&body);
 }
@@ -1833,8 +1804,9 @@ rf_h_boot_verify(struct rf_job *j, struct rf_call *c, struct http_req *r,
 static void
 rf_step_boot(struct rf_job *j)
 {
-	struct buf	 body = BUF_INIT, offers = BUF_INIT;
-	char		*im = NULL;
+	struct buf		 body = BUF_INIT, offers = BUF_INIT;
+	struct json_writer	 jw;
+	char			*im = NULL;
 
 	if (j->o->boot == NULL) {
 		rf_fail(j, PROV_E_USAGE, NULL, "no boot target given");
@@ -1849,11 +1821,13 @@ rf_step_boot(struct rf_job *j)
 		buf_release(&offers);
 		return;
 	}
-	buf_adds(&body, "{\"Boot\": {\"BootSourceOverrideTarget\": ");
-	buf_add_json(&body, j->o->boot);
-	buf_adds(&body, ", \"BootSourceOverrideEnabled\": ");
-	buf_add_json(&body, rf_boot_enabled(j));
-	buf_adds(&body, "}}");
+	json_init(&jw, &body);
+	json_object_begin(&jw, NULL, 0);
+	json_object_begin(&jw, "Boot", 0);
+	json_str(&jw, "BootSourceOverrideTarget", j->o->boot);
+	json_str(&jw, "BootSourceOverrideEnabled", rf_boot_enabled(j));
+	json_end(&jw);
+	json_end(&jw);
 	if (j->etag != NULL)
 		im = xasprintf("If-Match: %s", j->etag);
 	j->deadline = http_now_ms() + j->o->wait_ms;
@@ -1909,14 +1883,19 @@ rf_h_media_member(struct rf_job *j, struct rf_call *c, struct http_req *r,
 static void
 rf_eject(struct rf_job *j)
 {
-	struct buf	body = BUF_INIT;
+	struct buf		body = BUF_INIT;
+	struct json_writer	jw;
 
+	json_init(&jw, &body);
+	json_object_begin(&jw, NULL, 0);
 	if (j->media_eject != NULL) {
-		buf_adds(&body, "{}");
+		json_end(&jw);
 		rf_request(j, "POST", j->media_eject, &body, rf_h_change,
 		    RF_RAW, 0);
 	} else {
-		buf_adds(&body, "{\"Image\": null, \"Inserted\": false}");
+		json_null(&jw, "Image");
+		json_bool(&jw, "Inserted", 0);
+		json_end(&jw);
 		rf_request(j, "PATCH", j->media_id, &body, rf_h_change,
 		    RF_RAW | RF_IDEMPOTENT, 0);
 	}
@@ -1962,18 +1941,21 @@ rf_step_media_act(struct rf_job *j)
 static void
 rf_step_media_insert(struct rf_job *j)
 {
-	struct buf	body = BUF_INIT;
+	struct buf		body = BUF_INIT;
+	struct json_writer	jw;
 
 	j->phase = RF_MEDIA_VERIFY;
-	buf_adds(&body, "{\"Image\": ");
-	buf_add_json(&body, j->o->media_url);
+	json_init(&jw, &body);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "Image", j->o->media_url);
+	json_bool(&jw, "Inserted", 1);
 	if (j->media_insert != NULL) {
-		buf_adds(&body, ", \"Inserted\": true, \"WriteProtected\": "
-		    "true}");
+		json_bool(&jw, "WriteProtected", 1);
+		json_end(&jw);
 		rf_request(j, "POST", j->media_insert, &body, rf_h_change,
 		    RF_RAW, 0);
 	} else {
-		buf_adds(&body, ", \"Inserted\": true}");
+		json_end(&jw);
 		rf_request(j, "PATCH", j->media_id, &body, rf_h_change,
 		    RF_RAW | RF_IDEMPOTENT, 0);
 	}
@@ -2202,13 +2184,15 @@ rf_h_logout(struct rf_job *j, struct rf_call *c, struct http_req *r,
 static void
 rf_login_body(struct buf *body, const struct redfish_bmc *b)
 {
+	struct json_writer	jw;
+
 	/* Sized once: a buf that grows leaves password copies behind. */
 	buf_grow(body, 64 + 6 * (strlen(b->user) + strlen(b->password)));
-	buf_adds(body, "{\"UserName\": ");
-	buf_add_json(body, b->user);
-	buf_adds(body, ", \"Password\": ");
-	buf_add_json(body, b->password);
-	buf_adds(body, "}");
+	json_init(&jw, body);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "UserName", b->user);
+	json_str(&jw, "Password", b->password);
+	json_end(&jw);
 }
 
 static void

@@ -41,6 +41,7 @@
 #include "strvec.h"
 
 struct catalog;
+struct json_writer;
 struct plan_bmc;
 struct plan_node;
 struct yml_doc;
@@ -195,7 +196,9 @@ void		 redfish_inv_add_pcie(struct redfish_inv *,
 void		 redfish_inv_finish(struct redfish_inv *);
 /* One line: "2 CPUs, 96 GiB, 0 GPUs, 2 PSUs x 400 W". */
 void		 redfish_inv_summary(struct buf *, const struct redfish_inv *);
-void		 redfish_inv_to_json(struct buf *, const struct redfish_inv *);
+/* The inventory as an object value at `key`. */
+void		 redfish_inv_to_json(struct json_writer *, const char *key,
+		    const struct redfish_inv *);
 
 /* Drift of a BMC's inventory against the plan, like facts rows. */
 enum redfish_verdict {
@@ -235,7 +238,8 @@ void		 redfish_rows_release(struct redfish_rows *);
 size_t		 redfish_rows_count(const struct redfish_rows *,
 		    enum redfish_verdict);
 const char	*redfish_verdict_name(enum redfish_verdict);
-void		 redfish_rows_to_json(struct buf *,
+/* The rows as an array value at `key`. */
+void		 redfish_rows_to_json(struct json_writer *, const char *key,
 		    const struct redfish_rows *);
 
 #endif

@@ -3,13 +3,17 @@
  *
  * The file is JSON (read back through libyaml, since JSON is YAML):
  *
- *	{"version": 1, "run": "20261130T190000Z", "status": "done",
- *	 "nodes": {"gpu01": {"base": {"result": "changed", "elapsed": 1.5,
- *	                              "at": 1764529200, "message": null}}}}
+ *	{"version": 1, "run": "20261130T190000Z", "status": "done", "nodes": {
+ *	  "gpu01": {"base": {"result": "changed", "elapsed": 1.500,
+ *	                     "at": 1764529200, "message": null}}
+ *	}}
+ *
+ * one node a line.
  */
 #include "compat.h"
 
 #include "buf.h"
+#include "json.h"
 #include "schema.h"
 #include "state.h"
 #include "str.h"
@@ -98,37 +102,34 @@ state_has(const struct state *st, const char *node, const char *step)
 void
 state_to_json(struct buf *b, const struct state *st)
 {
-	size_t	i, j;
+	struct json_writer	jw;
+	size_t			i, j;
 
-	buf_adds(b, "{\"version\": 1, \"run\": ");
-	buf_add_json(b, st->run_id != NULL ? st->run_id : "");
-	buf_adds(b, ", \"status\": ");
-	buf_add_json(b, st->status != NULL ? st->status : "running");
-	buf_adds(b, ",\n \"nodes\": {");
+	json_init(&jw, b);
+	json_object_begin(&jw, NULL, 0);
+	json_int(&jw, "version", 1);
+	json_str(&jw, "run", st->run_id != NULL ? st->run_id : "");
+	json_str(&jw, "status", st->status != NULL ? st->status : "running");
+	json_object_begin(&jw, "nodes", JSON_LINES);
 	for (i = 0; i < st->n; i++) {
 		const struct state_node	*n = &st->nodes[i];
 
-		buf_adds(b, i ? ",\n  " : "\n  ");
-		buf_add_json(b, n->name);
-		buf_adds(b, ": {");
+		json_object_begin(&jw, n->name, 0);
 		for (j = 0; j < n->n; j++) {
 			const struct state_step	*s = &n->steps[j];
 
-			buf_adds(b, j ? ", " : "");
-			buf_add_json(b, s->name);
-			buf_adds(b, ": {\"result\": ");
-			buf_add_json(b, state_res_name(s->res));
-			buf_addf(b, ", \"elapsed\": %.3f, \"at\": %lld, "
-			    "\"message\": ", s->elapsed, (long long)s->at);
-			if (s->msg != NULL)
-				buf_add_json(b, s->msg);
-			else
-				buf_adds(b, "null");
-			buf_adds(b, "}");
+			json_object_begin(&jw, s->name, 0);
+			json_str(&jw, "result", state_res_name(s->res));
+			json_num(&jw, "elapsed", s->elapsed, 3);
+			json_int(&jw, "at", (long long)s->at);
+			json_str(&jw, "message", s->msg);
+			json_end(&jw);
 		}
-		buf_adds(b, "}");
+		json_end(&jw);
 	}
-	buf_adds(b, "\n}}\n");
+	json_end(&jw);
+	json_end(&jw);
+	json_finish(&jw);
 }
 
 int

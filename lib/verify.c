@@ -33,6 +33,7 @@
 #include "facts.h"
 #include "hostlist.h"
 #include "http.h"
+#include "json.h"
 #include "hw.h"
 #include "plan.h"
 #include "render.h"
@@ -3395,50 +3396,40 @@ out:
 /* ------------------------------------------------------------------ */
 /* JSON and JUnit */
 
-static void
-verify_jfield(struct buf *b, const char *k, const char *v, int first)
-{
-	if (!first)
-		buf_adds(b, ", ");
-	buf_add_json(b, k);
-	buf_adds(b, ": ");
-	if (v != NULL)
-		buf_add_json(b, v);
-	else
-		buf_adds(b, "null");
-}
-
 void
 verify_to_json(struct buf *b, const char *plan_path,
     const struct facts_rows *rows, const struct verify_stats *st)
 {
-	size_t	i;
+	struct json_writer	jw;
+	size_t			i;
 
-	buf_adds(b, "{\"plan\": ");
-	if (plan_path != NULL)
-		buf_add_json(b, plan_path);
-	else
-		buf_adds(b, "null");
-	buf_adds(b, ",\n\"checks\": [");
+	json_init(&jw, b);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "plan", plan_path);
+	json_array_begin(&jw, "checks", JSON_LINES);
 	for (i = 0; i < rows->n; i++) {
 		const struct facts_row	*r = &rows->v[i];
 
-		buf_adds(b, i ? ",\n  {" : "\n  {");
-		verify_jfield(b, "node", r->node, 1);
-		verify_jfield(b, "check", r->what, 0);
-		verify_jfield(b, "expected", r->expected, 0);
-		verify_jfield(b, "found", r->found, 0);
-		verify_jfield(b, "verdict", facts_verdict_name(r->verdict), 0);
-		verify_jfield(b, "reason", r->reason, 0);
-		buf_adds(b, "}");
+		json_object_begin(&jw, NULL, 0);
+		json_str(&jw, "node", r->node);
+		json_str(&jw, "check", r->what);
+		json_str(&jw, "expected", r->expected);
+		json_str(&jw, "found", r->found);
+		json_str(&jw, "verdict", facts_verdict_name(r->verdict));
+		json_str(&jw, "reason", r->reason);
+		json_end(&jw);
 	}
-	buf_addf(b, "%s],\n\"summary\": {\"nodes\": %zu, \"reached\": %zu, "
-	    "\"ok\": %zu, \"warn\": %zu, \"fail\": %zu, \"skip\": %zu}}\n",
-	    rows->n ? "\n" : "", st != NULL ? st->nodes : 0,
-	    st != NULL ? st->reached : 0, facts_rows_count(rows, FACTS_OK),
-	    facts_rows_count(rows, FACTS_WARN),
-	    facts_rows_count(rows, FACTS_FAIL),
-	    facts_rows_count(rows, FACTS_SKIP));
+	json_end(&jw);
+	json_object_begin(&jw, "summary", 0);
+	json_int(&jw, "nodes", st != NULL ? (long long)st->nodes : 0);
+	json_int(&jw, "reached", st != NULL ? (long long)st->reached : 0);
+	json_int(&jw, "ok", (long long)facts_rows_count(rows, FACTS_OK));
+	json_int(&jw, "warn", (long long)facts_rows_count(rows, FACTS_WARN));
+	json_int(&jw, "fail", (long long)facts_rows_count(rows, FACTS_FAIL));
+	json_int(&jw, "skip", (long long)facts_rows_count(rows, FACTS_SKIP));
+	json_end(&jw);
+	json_end(&jw);
+	json_finish(&jw);
 }
 
 int

@@ -24,6 +24,10 @@
 #   tests/fixtures/cli/NAME.out         its exit code, and its stdout and
 #   tests/fixtures/cli/NAME.err         stderr when those files exist
 #
+# And every --json a command prints here (check, ls and pxe of every plan
+# above and in examples/, facts --local) must be one JSON document that
+# python3's json module reads.
+#
 # Paths are given to provision as tests/fixtures/..., from the repository
 # root, so messages name files the same way on every machine.  PROVISION
 # is the binary (default ./provision); ONLY=PATTERN runs the fixtures whose
@@ -275,6 +279,50 @@ for args in tests/fixtures/cli/*.args; do
 	code_is "$base.code" "$code" "" || ok=1
 	report "$ok" "$name"
 done
+
+# is_json DESCRIPTION CODES COMMAND...: COMMAND exits with one of CODES
+# ("0 1") and its stdout parses as JSON.
+is_json() {
+	desc=$1
+	codes=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	code=$?
+	ok=0
+	case " $codes " in
+	*" $code "*) ;;
+	*)
+		echo "# exit code $code, want one of $codes"
+		sed 's/^/#   /' "$tmp/err" | head -n 5
+		ok=1
+		;;
+	esac
+	if ! python3 -m json.tool "$tmp/out" >/dev/null 2>"$tmp/jerr"; then
+		echo "# not JSON: $(cat "$tmp/jerr")"
+		head -c 300 "$tmp/out" | sed 's/^/#   /'
+		ok=1
+	fi
+	report "$ok" "$desc"
+}
+
+KEY=tests/fixtures/cli/id_ed25519.pub
+for plan in examples/*.yaml tests/fixtures/check/*.yaml \
+    tests/fixtures/cli/*.yaml; do
+	[ -f "$plan" ] || continue
+	selected "$plan" || continue
+	is_json "check --json $plan" "0 1" "$PROVISION" check --json "$plan"
+	is_json "ls --json $plan" 0 "$PROVISION" ls --json "$plan"
+	if grep -q 'macs\{0,1\}:' "$plan"; then
+		rm -rf "$tmp/pxe"
+		is_json "pxe --json $plan" "0 1" "$PROVISION" pxe --json \
+		    -o "$tmp/pxe" --ssh-key "$KEY" "$plan"
+	fi
+done
+if selected facts; then
+	is_json "facts --local --json" 0 "$PROVISION" facts --local --json
+	is_json "facts --local --json PLAN -n NODE" "0 1" "$PROVISION" facts \
+	    --local --json tests/fixtures/check/pass-small.yaml -n gpu01
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -323,102 +323,6 @@ START_TEST(test_buf_shquote_exact)
 }
 END_TEST
 
-/* JSON strings. */
-
-static const struct {
-	const char	*in;
-	const char	*want;		/* the literal; NULL: any */
-	const char	*back;		/* what reads back, NULL: in */
-} json_cases[] = {
-	{ "", "\"\"", NULL },
-	{ "plain", "\"plain\"", NULL },
-	{ "say \"hi\"", "\"say \\\"hi\\\"\"", NULL },
-	{ "back\\slash", "\"back\\\\slash\"", NULL },
-	{ "a\nb\rc\td", "\"a\\nb\\rc\\td\"", NULL },
-	{ "\x01\x1f", "\"\\u0001\\u001f\"", NULL },
-	{ "del\x7f", "\"del\\u007f\"", NULL },
-	{ "/slash/", "\"/slash/\"", NULL },
-	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"", NULL },
-	{ "\xe6\x97\xa5\xe6\x9c\xac", "\"\xe6\x97\xa5\xe6\x9c\xac\"", NULL },
-	{ "rocket \xf0\x9f\x9a\x80", "\"rocket \xf0\x9f\x9a\x80\"", NULL },
-	/* NEL, LS, PS: line breaks to YAML, so escaped. */
-	{ "nel\xc2\x85", "\"nel\\u0085\"", NULL },
-	{ "ls\xe2\x80\xa8ps\xe2\x80\xa9", "\"ls\\u2028ps\\u2029\"", NULL },
-	{ "\xef\xbb\xbf" "bom", "\"\\ufeffbom\"", NULL },
-	/* Not UTF-8: replaced, so the text always reads back. */
-	{ "bad\xff", "\"bad\xef\xbf\xbd\"", "bad\xef\xbf\xbd" },
-	{ "cut\xc3", "\"cut\xef\xbf\xbd\"", "cut\xef\xbf\xbd" },
-	{ "over\xc0\xaf", NULL, NULL },
-	{ "surrogate\xed\xa0\x80", NULL, NULL },
-	{ "{\"k\": [1, 2]}: - # &a *a !t |>%@`", NULL, NULL },
-	{ "null", "\"null\"", NULL },
-	{ "true", "\"true\"", NULL },
-	{ "0x1F", "\"0x1F\"", NULL },
-	{ " lead and trail ", "\" lead and trail \"", NULL },
-};
-
-START_TEST(test_buf_json)
-{
-	const char		*in = json_cases[_i].in;
-	const char		*back = json_cases[_i].back;
-	struct buf		 b = BUF_INIT;
-	struct yml_doc		 doc;
-	struct prov_errs	 errs = PROV_ERRS_INIT;
-	const unsigned char	*p;
-
-	buf_add_json(&b, in);
-	if (json_cases[_i].want != NULL)
-		ck_assert_str_eq(b.buf, json_cases[_i].want);
-	/* Only printable ASCII and well-formed UTF-8 come out. */
-	for (p = (const unsigned char *)b.buf; *p != '\0'; p++)
-		ck_assert_msg(*p >= 0x20 && *p != 0x7f, "raw byte 0x%02x in %s",
-		    *p, b.buf);
-
-	yml_doc_init(&doc);
-	ck_assert_int_eq(yml_load(&doc, "json", b.buf, b.len, &errs), 0);
-	if (errs.n > 0)
-		ck_assert_ok(-1, &errs.v[0]);
-	ck_assert_ptr_nonnull(doc.root);
-	ck_assert_int_eq(doc.root->kind, YML_SCALAR);
-	ck_assert_int_eq(doc.root->plain, 0);
-	if (back == NULL && json_cases[_i].want == NULL &&
-	    (strstr(in, "\xc0") != NULL || strstr(in, "\xed") != NULL))
-		/* Ill-formed input: its bad bytes became U+FFFD. */
-		ck_assert_ptr_nonnull(strstr(doc.root->u.s, "\xef\xbf\xbd"));
-	else
-		ck_assert_str_eq(doc.root->u.s, back != NULL ? back : in);
-	yml_doc_release(&doc);
-	prov_errs_release(&errs);
-	buf_release(&b);
-}
-END_TEST
-
-/* Every single byte and every code point class, through libyaml. */
-START_TEST(test_buf_json_all_bytes)
-{
-	struct buf		 in = BUF_INIT, b = BUF_INIT;
-	struct yml_doc		 doc;
-	struct prov_errs	 errs = PROV_ERRS_INIT;
-	int			 c;
-
-	for (c = 1; c < 0x80; c++)
-		buf_addch(&in, c);
-	buf_adds(&in, "\xc2\x80\xc2\x9f\xc2\xa0\xe2\x80\x8b\xef\xbf\xbe"
-	    "\xef\xbf\xbf\xf4\x8f\xbf\xbf");
-	buf_add_json(&b, in.buf);
-	yml_doc_init(&doc);
-	ck_assert_int_eq(yml_load(&doc, "json", b.buf, b.len, &errs), 0);
-	ck_assert_uint_eq(errs.n, 0);
-	ck_assert_int_eq(doc.root->kind, YML_SCALAR);
-	ck_assert_uint_eq(doc.root->n, in.len);
-	ck_assert_int_eq(memcmp(doc.root->u.s, in.buf, in.len), 0);
-	yml_doc_release(&doc);
-	prov_errs_release(&errs);
-	buf_release(&in);
-	buf_release(&b);
-}
-END_TEST
-
 /* HTML. */
 
 static const struct {
@@ -727,11 +631,6 @@ buf_suite(void)
 	    (int)ARRAY_SIZE(shquote_cases));
 	tcase_add_loop_test(tc, test_buf_shquote_exact, 0,
 	    (int)ARRAY_SIZE(shquote_exact));
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("json");
-	tcase_add_loop_test(tc, test_buf_json, 0, (int)ARRAY_SIZE(json_cases));
-	tcase_add_test(tc, test_buf_json_all_bytes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("html");

@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "facts.h"
 #include "hw.h"
+#include "json.h"
 #include "plan.h"
 #include "str.h"
 #include "test.h"
@@ -1100,6 +1101,7 @@ START_TEST(test_compare_rows_text)
 	struct facts		*f = lab_facts(&l, p);
 	struct facts_rows	 rows = FACTS_ROWS_INIT;
 	struct buf		 b = BUF_INIT;
+	struct json_writer	 jw;
 	size_t			 i;
 
 	facts_compare(&rows, p, plan_node(p, "gpu02"), f);
@@ -1116,7 +1118,8 @@ START_TEST(test_compare_rows_text)
 	ck_assert_str_eq(rows.v[i].expected, "1024 GiB");
 	ck_assert_str_eq(rows.v[i].found, "1010.0 GiB (MemTotal)");
 	ck_assert_ptr_nonnull(strstr(rows.v[i].reason, "firmware"));
-	facts_rows_to_json(&b, &rows);
+	json_init(&jw, &b);
+	facts_rows_to_json(&jw, NULL, &rows);
 	ck_assert_ptr_nonnull(strstr(b.buf, "\"verdict\": \"fail\""));
 	buf_release(&b);
 	facts_rows_release(&rows);

@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "err.h"
+#include "json.h"
 #include "plan.h"
 #include "redfish.h"
 #include "str.h"
@@ -285,6 +286,7 @@ START_TEST(test_redfish_inv_mockup)
 {
 	struct redfish_inv	inv;
 	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
 
 	redfish_inv_init(&inv);
 	test_rf_add(&inv, "system.json", redfish_inv_add_system);
@@ -314,7 +316,8 @@ START_TEST(test_redfish_inv_mockup)
 	redfish_inv_summary(&b, &inv);
 	ck_assert_str_eq(b.buf, "1 CPU, 96 GiB, GPUs ?, 1 PSU x 400 W");
 	buf_reset(&b);
-	redfish_inv_to_json(&b, &inv);
+	json_init(&jw, &b);
+	redfish_inv_to_json(&jw, NULL, &inv);
 	ck_assert_msg(strstr(b.buf, "\"cpus\": 1, ") != NULL, "%s", b.buf);
 	ck_assert_msg(strstr(b.buf, "\"gpus\": null, ") != NULL, "%s", b.buf);
 	ck_assert_msg(strstr(b.buf, "\"memory_gib\": 96, ") != NULL, "%s",
@@ -490,9 +493,10 @@ test_cmp_run(struct test_cmp *t, const char *node)
 
 START_TEST(test_redfish_compare_match)
 {
-	struct test_cmp	 t;
-	struct buf	 b = BUF_INIT;
-	size_t		 i;
+	struct test_cmp		t;
+	struct buf		b = BUF_INIT;
+	struct json_writer	jw;
+	size_t			i;
 
 	test_cmp_setup(&t);
 	test_cmp_run(&t, "g01");
@@ -506,7 +510,8 @@ START_TEST(test_redfish_compare_match)
 	    "3300 W");
 	ck_assert_str_eq(test_cmp_row(&t.rows, "gpu model")->found,
 	    "h100-sxm5");
-	redfish_rows_to_json(&b, &t.rows);
+	json_init(&jw, &b);
+	redfish_rows_to_json(&jw, NULL, &t.rows);
 	ck_assert_msg(str_starts(b.buf, "[{\"what\": \"cpu count\", "
 	    "\"expected\": \"2\", \"found\": \"2\", \"verdict\": \"ok\", "
 	    "\"reason\": null}"), "%s", b.buf);

@@ -255,7 +255,7 @@ START_TEST(test_state_json_shape)
 	buf_adds(&b, "");
 	state_to_json(&b, st);
 	ck_assert_str_eq(b.buf, "{\"version\": 1, \"run\": \"\", "
-	    "\"status\": \"running\",\n \"nodes\": {\n}}\n");
+	    "\"status\": \"running\", \"nodes\": {}}\n");
 	buf_reset(&b);
 	st->run_id = xstrdup("r1");
 	st->status = xstrdup("done");
@@ -267,8 +267,8 @@ START_TEST(test_state_json_shape)
 	st->nodes[1].steps[0].at = 1764529202;
 	state_to_json(&b, st);
 	ck_assert_str_eq(b.buf,
-	    "{\"version\": 1, \"run\": \"r1\", \"status\": \"done\",\n"
-	    " \"nodes\": {\n"
+	    "{\"version\": 1, \"run\": \"r1\", \"status\": \"done\", "
+	    "\"nodes\": {\n"
 	    "  \"gpu01\": {\"base\": {\"result\": \"changed\", \"elapsed\": "
 	    "1.500, \"at\": 1764529200, \"message\": null}, \"slurm\": "
 	    "{\"result\": \"failed\", \"elapsed\": 0.000, \"at\": 1764529201, "
