@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "json.h"
+#include "row.h"
 #include "redfish.h"
 #include "str.h"
 
@@ -238,7 +239,7 @@ cmd_bmc_where(const struct plan_bmc *bmc)
 struct bmc_row {
 	struct plan_node	*nd;
 	char			*where;
-	struct redfish_rows	 rows;
+	struct rows		 rows;
 	int			 ok;
 	const char		*result;	/* "ok" "FAILED" "drift" */
 	char			*text;		/* the DETAIL column */
@@ -259,31 +260,6 @@ cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
 			buf_addf(&t, " (%s)", b->err.hint);
 	}
 	row->text = buf_detach(&t, NULL);
-}
-
-static void
-cmd_bmc_print_rows(struct cmd_ctx *ctx, const struct redfish_rows *rows,
-    int indent)
-{
-	size_t	i, we = 8, wf = 5;
-
-	for (i = 0; i < rows->n; i++) {
-		const struct redfish_row	*r = &rows->v[i];
-
-		if (r->expected != NULL && strlen(r->expected) > we)
-			we = strlen(r->expected);
-		if (r->found != NULL && strlen(r->found) > wf)
-			wf = strlen(r->found);
-	}
-	for (i = 0; i < rows->n; i++) {
-		const struct redfish_row	*r = &rows->v[i];
-
-		fprintf(ctx->out, "%*s  %-10s %-*s %-*s %s%s%s%s\n", indent,
-		    "", r->what, (int)we, r->expected ? r->expected : "-",
-		    (int)wf, r->found ? r->found : "-",
-		    redfish_verdict_name(r->verdict), r->reason ? " (" : "",
-		    r->reason ? r->reason : "", r->reason ? ")" : "");
-	}
 }
 
 static void
@@ -326,7 +302,7 @@ cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
 	}
 	if (ro->action == REDFISH_INVENTORY && v->ok) {
 		redfish_inv_to_json(jw, "inventory", &v->inv);
-		redfish_rows_to_json(jw, "drift", &row->rows);
+		rows_to_json(jw, "drift", &row->rows);
 	}
 	json_int(jw, "requests", v->requests);
 	json_end(jw);
@@ -342,6 +318,9 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct plan_node	**sel = NULL;
 	struct redfish_bmc	 *v = NULL;
 	struct bmc_row		 *rows = NULL;
+	struct rows		  drift = ROWS_INIT;
+	struct cmd_rows_view	  view = { "NODE", "CHECK", "FOUND",
+				     "EXPECTED", NULL, 0 };
 	struct prov_err		  err = PROV_ERR_INIT;
 	struct buf		  b = BUF_INIT;
 	size_t			  i, n = 0, nok = 0, nfail = 0, ninsecure = 0;
@@ -412,7 +391,7 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 
 		redfish_bmc_init(&v[i]);
 		rows[i].nd = nd;
-		rows[i].rows = (struct redfish_rows)REDFISH_ROWS_INIT;
+		rows[i].rows = (struct rows)ROWS_INIT;
 		v[i].node = nd->name;
 		if (bmc == NULL) {
 			v[i].skipped = 1;
@@ -451,7 +430,7 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		if (v[i].ok && ro.action == REDFISH_INVENTORY) {
 			redfish_compare(&row->rows, row->nd, &v[i].inv,
 			    p->catalog);
-			if (redfish_rows_count(&row->rows, REDFISH_FAIL) > 0) {
+			if (rows_count(&row->rows, ROW_FAIL) > 0) {
 				row->ok = 0;
 				row->result = "drift";
 			}
@@ -497,7 +476,11 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname,
 			    rows[i].nd->name, (int)wbmc, rows[i].where,
 			    rows[i].result, rows[i].text);
-			cmd_bmc_print_rows(ctx, &rows[i].rows, (int)wname);
+			rows_append(&drift, &rows[i].rows);
+		}
+		if (drift.n > 0) {
+			fputc('\n', ctx->out);
+			cmd_rows_print(ctx, &drift, &view);
 		}
 		fprintf(ctx->out, "%s: %zu ok, %zu failed", redfish_action_name(
 		    ro.action), nok, nfail);
@@ -513,11 +496,12 @@ out:
 	for (i = 0; rows != NULL && i < n; i++) {
 		free(rows[i].where);
 		free(rows[i].text);
-		redfish_rows_release(&rows[i].rows);
+		rows_release(&rows[i].rows);
 	}
 	free(v);
 	free(rows);
 	free(sel);
+	rows_release(&drift);
 	prov_err_release(&err);
 	buf_release(&b);
 	return r;

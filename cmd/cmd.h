@@ -42,6 +42,7 @@ struct cmd_ctx {
 	FILE		*out;
 	FILE		*err;
 	int		 tty;		/* out is a terminal */
+	int		 color;		/* ... and NO_COLOR is not set */
 	const char	*prog;		/* "provision" */
 	struct plan	*plan;		/* loaded when CMD_LOADS_PLAN */
 	const char	*plan_path;
@@ -88,18 +89,29 @@ int	cmd_usage_error(struct cmd_ctx *, const struct cmd_entry *,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print a list of plan errors, then "N errors in PLAN". */
 void	cmd_print_errs(struct cmd_ctx *, const struct prov_errs *);
-/*
- * Rows of lib/check.h as check prints them (cmd/check.c), shared with
- * estimate: an aligned table by group, headed by `labels` (subject, what,
- * measured, limit), ok and skip rows left out when quiet (returns the
- * rows printed); and the JSON members "rows": [...], "summary": {...}.
- */
-struct check_result;
-struct json_writer;
-size_t	cmd_check_table(struct cmd_ctx *, const char *const *groups,
-	    const char *const labels[4], int quiet, const struct check_result *);
-void	cmd_check_json_rows(struct json_writer *, const struct check_result *);
 /* Load a plan with ctx->profiles; prints errors; NULL on failure. */
 struct plan *cmd_load_plan(struct cmd_ctx *, const char *path);
+
+/*
+ * Result rows (row.h) as every command draws them (cmd/rows.c): a verdict
+ * label (coloured when ctx->color), subject, check, measured and limit in
+ * aligned columns, the hint on the next line, and the plan location of a
+ * failure.  The view names the columns and, when `groups` is set, draws
+ * one section per group in that order.
+ */
+struct cmd_rows_view {
+	const char		*subject;	/* "SUBJECT", "NODE" */
+	const char		*what;		/* "CHECK" */
+	const char		*measured;	/* "MEASURED", "FOUND" */
+	const char		*limit;		/* "LIMIT", "EXPECTED" */
+	const char *const	*groups;	/* NULL-terminated, or NULL */
+	int			 quiet;		/* only warn and fail rows */
+};
+
+struct rows;
+
+/* Returns how many rows it printed. */
+size_t	cmd_rows_print(struct cmd_ctx *, const struct rows *,
+	    const struct cmd_rows_view *);
 
 #endif

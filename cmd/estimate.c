@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "estimate.h"
 #include "json.h"
+#include "row.h"
 #include "str.h"
 
 struct estimate_cmd_opts {
@@ -126,8 +127,6 @@ const struct cmd_entry cmd_estimate_entry = {
 	CMD_LOADS_PLAN, cmd_estimate_exec
 };
 
-static const char *const estimate_labels[4] = { "SUBJECT", "WHAT", "VALUE",
-    "LIMIT" };
 
 /* A positive count option, or not given; a usage error otherwise. */
 static int
@@ -295,7 +294,10 @@ cmd_estimate_json(struct cmd_ctx *ctx, const struct estimate_model *m,
 	json_str(&jw, "measured", o->measured != NULL ? o->measured->file :
 	    NULL);
 	json_end(&jw);
-	cmd_check_json_rows(&jw, &r->rows);
+	rows_to_json(&jw, "rows", &r->rows);
+	json_object_begin(&jw, "summary", 0);
+	rows_count_json(&jw, &r->rows);
+	json_end(&jw);
 	json_end(&jw);
 	json_finish(&jw);
 	fwrite(b.buf, 1, b.len, ctx->out);
@@ -320,8 +322,9 @@ cmd_estimate_summary(struct cmd_ctx *ctx, const struct estimate_model *m,
 		    "d=%ld: ", check_fmt(r->days, 1).s,
 		    check_fmt(r->gpu_hours, 0).s, r->tp, r->pp, r->dp);
 	fprintf(ctx->out, "%s (%zu ok, %zu warnings, %zu failed)\n",
-	    r->rows.nfail > 0 ? "DOES NOT FIT" : "FITS", r->rows.nok,
-	    r->rows.nwarn, r->rows.nfail);
+	    rows_count(&r->rows, ROW_FAIL) > 0 ? "DOES NOT FIT" : "FITS",
+	    rows_count(&r->rows, ROW_OK), rows_count(&r->rows, ROW_WARN),
+	    rows_count(&r->rows, ROW_FAIL));
 }
 
 /* --measured, else the state folder's measured.json when present. */
@@ -356,6 +359,8 @@ cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct estimate_model		 m;
 	struct estimate_measured	 me;
 	struct estimate_result		 res = ESTIMATE_RESULT_INIT;
+	struct cmd_rows_view		 view = { "SUBJECT", "WHAT", "VALUE",
+					    "LIMIT", estimate_groups, 0 };
 	struct prov_err			 err = PROV_ERR_INIT;
 	char				*mpath = NULL;
 	int				 r;
@@ -389,12 +394,13 @@ cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (c->json)
 		cmd_estimate_json(ctx, &m, &o, &res);
 	else {
-		if (cmd_check_table(ctx, estimate_groups, estimate_labels,
-		    c->quiet, &res.rows) > 0)
+		view.quiet = c->quiet;
+		if (cmd_rows_print(ctx, &res.rows, &view) > 0)
 			fputc('\n', ctx->out);
 		cmd_estimate_summary(ctx, &m, &o, &res);
 	}
-	r = res.rows.nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+	r = rows_count(&res.rows, ROW_FAIL) > 0 ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
 	goto out;
 usage:
 	fprintf(ctx->err, "provision estimate: ");

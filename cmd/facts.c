@@ -25,6 +25,7 @@
 #include "fs.h"
 #include "hw.h"
 #include "json.h"
+#include "row.h"
 #include "ssh.h"
 
 struct facts_opts {
@@ -209,60 +210,31 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 }
 
 static void
-cmd_facts_rows_print(FILE *fp, const struct facts_rows *rows)
+cmd_facts_rows_print(struct cmd_ctx *ctx, const struct rows *rows)
 {
-	size_t	i, wn = 4, ww = 5, we = 8, wf = 5;
+	static const struct cmd_rows_view	view = { "NODE", "CHECK", "FOUND",
+						    "EXPECTED", NULL, 0 };
 
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-		size_t			 l;
-
-		if ((l = strlen(r->node)) > wn)
-			wn = l;
-		if ((l = strlen(r->what)) > ww)
-			ww = l;
-		if (r->expected != NULL && (l = strlen(r->expected)) > we)
-			we = l;
-		if (r->found != NULL && (l = strlen(r->found)) > wf)
-			wf = l;
-	}
-	we = we > 34 ? 34 : we;
-	wf = wf > 34 ? 34 : wf;
-	fprintf(fp, "%-*s  %-*s  %-*s  %-*s  %-7s %s\n", (int)wn, "NODE",
-	    (int)ww, "CHECK", (int)we, "EXPECTED", (int)wf, "FOUND",
-	    "VERDICT", "REASON");
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-
-		fprintf(fp, "%-*s  %-*s  %-*.*s  %-*.*s  ", (int)wn, r->node,
-		    (int)ww, r->what, (int)we, (int)we,
-		    cmd_facts_s(r->expected), (int)wf, (int)wf,
-		    cmd_facts_s(r->found));
-		if (r->reason != NULL)
-			fprintf(fp, "%-7s %s\n", facts_verdict_name(r->verdict),
-			    r->reason);
-		else
-			fprintf(fp, "%s\n", facts_verdict_name(r->verdict));
-	}
+	cmd_rows_print(ctx, rows, &view);
 }
 
 /* "N nodes: a ok, b warn, c fail, d skip" */
 static void
-cmd_facts_summary(FILE *fp, size_t nodes, const struct facts_rows *rows,
+cmd_facts_summary(FILE *fp, size_t nodes, const struct rows *rows,
     const char *saved)
 {
 	fprintf(fp, "%zu node%s: %zu ok, %zu warn, %zu fail, %zu skip",
-	    nodes, nodes == 1 ? "" : "s", facts_rows_count(rows, FACTS_OK),
-	    facts_rows_count(rows, FACTS_WARN),
-	    facts_rows_count(rows, FACTS_FAIL),
-	    facts_rows_count(rows, FACTS_SKIP));
+	    nodes, nodes == 1 ? "" : "s", rows_count(rows, ROW_OK),
+	    rows_count(rows, ROW_WARN),
+	    rows_count(rows, ROW_FAIL),
+	    rows_count(rows, ROW_SKIP));
 	if (saved != NULL)
 		fprintf(fp, "; facts in %s", saved);
 	fputc('\n', fp);
 }
 
 static void
-cmd_facts_rows_json(FILE *fp, size_t nodes, const struct facts_rows *rows,
+cmd_facts_rows_json(FILE *fp, size_t nodes, const struct rows *rows,
     const char *saved)
 {
 	struct buf		b = BUF_INIT;
@@ -270,13 +242,13 @@ cmd_facts_rows_json(FILE *fp, size_t nodes, const struct facts_rows *rows,
 
 	json_init(&jw, &b);
 	json_object_begin(&jw, NULL, 0);
-	facts_rows_to_json(&jw, "rows", rows);
+	rows_to_json(&jw, "rows", rows);
 	json_object_begin(&jw, "summary", 0);
 	json_int(&jw, "nodes", (long long)nodes);
-	json_int(&jw, "ok", (long long)facts_rows_count(rows, FACTS_OK));
-	json_int(&jw, "warn", (long long)facts_rows_count(rows, FACTS_WARN));
-	json_int(&jw, "fail", (long long)facts_rows_count(rows, FACTS_FAIL));
-	json_int(&jw, "skip", (long long)facts_rows_count(rows, FACTS_SKIP));
+	json_int(&jw, "ok", (long long)rows_count(rows, ROW_OK));
+	json_int(&jw, "warn", (long long)rows_count(rows, ROW_WARN));
+	json_int(&jw, "fail", (long long)rows_count(rows, ROW_FAIL));
+	json_int(&jw, "skip", (long long)rows_count(rows, ROW_SKIP));
 	json_end(&jw);
 	json_str(&jw, "facts_dir", saved);
 	json_end(&jw);
@@ -323,7 +295,7 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 	struct hw_opts		  ho = HW_OPTS_INIT;
 	struct prov_err		  err = PROV_ERR_INIT;
 	struct facts		 *f = NULL;
-	struct facts_rows	  rows = FACTS_ROWS_INIT;
+	struct rows		  rows = ROWS_INIT;
 	struct plan_node	**sel = NULL;
 	struct buf		  b = BUF_INIT;
 	struct catalog		 *cat = NULL;
@@ -367,15 +339,15 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 		cmd_facts_print(ctx->out, f);
 		if (sel != NULL) {
 			fputc('\n', ctx->out);
-			cmd_facts_rows_print(ctx->out, &rows);
+			cmd_facts_rows_print(ctx, &rows);
 			cmd_facts_summary(ctx->out, 1, &rows, NULL);
 		}
 	}
-	r = facts_rows_count(&rows, FACTS_FAIL) > 0 ? PROV_EXIT_FAIL :
+	r = rows_count(&rows, ROW_FAIL) > 0 ? PROV_EXIT_FAIL :
 	    PROV_EXIT_OK;
 out:
 	buf_release(&b);
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	facts_free(f);
 	catalog_free(cat);
 	free(sel);
@@ -401,14 +373,14 @@ cmd_facts_default_run_dir(void)
 /* Save one node's facts as DIR/NODE.json and compare them with the plan. */
 static void
 cmd_facts_node(struct cmd_ctx *ctx, const struct plan_node *nd,
-    const struct facts *f, const char *dir, struct facts_rows *rows)
+    const struct facts *f, const char *dir, struct rows *rows)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path = xasprintf("%s/%s.json", dir, nd->name);
 
 	facts_to_json(&b, f);
 	if (buf_write_file_atomic(path, b.buf, b.len, 0644) != 0)
-		facts_rows_add(rows, nd->name, "facts", NULL, NULL, FACTS_FAIL,
+		rows_addf(rows, ROW_FAIL, nd->name, "facts", NULL, NULL,
 		    "cannot save '%s': %s", path, strerror(errno));
 	facts_compare(rows, ctx->plan, nd, f);
 	free(path);
@@ -417,7 +389,7 @@ cmd_facts_node(struct cmd_ctx *ctx, const struct plan_node *nd,
 
 static int
 cmd_facts_from(struct cmd_ctx *ctx, struct plan_node **sel, size_t n,
-    const char *dir, struct facts_rows *rows)
+    const char *dir, struct rows *rows)
 {
 	size_t	i;
 
@@ -429,12 +401,12 @@ cmd_facts_from(struct cmd_ctx *ctx, struct plan_node **sel, size_t n,
 				    sel[i]->name);
 
 		if (buf_read_file(&b, path) != 0)
-			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
-			    FACTS_FAIL, "cannot read '%s': %s", path,
+			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
+			    NULL, "cannot read '%s': %s", path,
 			    strerror(errno));
 		else if (facts_from_json(&f, path, b.buf, b.len, &err) != 0)
-			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
-			    FACTS_FAIL, "%s", err.msg);
+			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
+			    NULL, "%s", err.msg);
 		else
 			facts_compare(rows, ctx->plan, sel[i], f);
 		facts_free(f);
@@ -448,7 +420,7 @@ cmd_facts_from(struct cmd_ctx *ctx, struct plan_node **sel, size_t n,
 static int
 cmd_facts_ssh(struct cmd_ctx *ctx, struct facts_opts *o,
     struct plan_node **sel, size_t n, const char *dir,
-    struct facts_rows *rows)
+    struct rows *rows)
 {
 	struct ssh_config	 cfg = SSH_CONFIG_INIT;
 	struct ssh_job		 job = SSH_JOB_INIT;
@@ -496,20 +468,20 @@ cmd_facts_ssh(struct cmd_ctx *ctx, struct facts_opts *o,
 		struct ssh_result	*s = &res[i];
 
 		if (s->status != SSH_OK) {
-			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
-			    FACTS_FAIL, "%s%s%s", ssh_status_name(s->status),
-			    s->error != NULL ? ": " : "",
-			    s->error != NULL ? s->error : "");
+			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
+			    NULL, "%s%s%s", ssh_status_name(s->status), s->error
+			    != NULL ? ": " : "", s->error != NULL ? s->error :
+			    "");
 			continue;
 		}
 		if (s->out.truncated)
-			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
-			    FACTS_WARN, "output cut at %zu bytes",
+			rows_addf(rows, ROW_WARN, sel[i]->name, "facts", NULL,
+			    NULL, "output cut at %zu bytes",
 			    (size_t)cfg.out_max);
 		fs[i] = facts_new();
 		if (facts_parse_script(fs[i], s->out.buf, &err) != 0) {
-			facts_rows_add(rows, sel[i]->name, "facts", NULL, NULL,
-			    FACTS_FAIL, "%s", err.msg);
+			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
+			    NULL, "%s", err.msg);
 			prov_err_release(&err);
 			facts_free(fs[i]);
 			fs[i] = NULL;
@@ -551,7 +523,7 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct plan		 *p = ctx->plan;
 	struct plan_node	**sel = NULL;
 	struct prov_err		  err = PROV_ERR_INIT;
-	struct facts_rows	  rows = FACTS_ROWS_INIT;
+	struct rows		  rows = ROWS_INIT;
 	char			 *run_dir = NULL, *dir = NULL;
 	size_t			  i, n = 0;
 	int			  r = PROV_EXIT_USAGE;
@@ -596,13 +568,13 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->json)
 		cmd_facts_rows_json(ctx->out, n, &rows, dir);
 	else {
-		cmd_facts_rows_print(ctx->out, &rows);
+		cmd_facts_rows_print(ctx, &rows);
 		cmd_facts_summary(ctx->out, n, &rows, dir);
 	}
-	r = facts_rows_count(&rows, FACTS_FAIL) > 0 ? PROV_EXIT_FAIL :
+	r = rows_count(&rows, ROW_FAIL) > 0 ? PROV_EXIT_FAIL :
 	    PROV_EXIT_OK;
 out:
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	free(run_dir);
 	free(dir);
 	free(sel);

@@ -95,6 +95,8 @@ main(int argc, char **argv)
 	ctx.out = stdout;
 	ctx.err = stderr;
 	ctx.tty = isatty(STDOUT_FILENO);
+	ctx.color = ctx.tty && (getenv("NO_COLOR") == NULL ||
+	    *getenv("NO_COLOR") == '\0');
 	ctx.prog = "provision";
 	ctx.profiles = (struct strvec)STRVEC_INIT;
 

@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "facts.h"
 #include "report.h"
+#include "row.h"
 #include "state.h"
 #include "verify.h"
 
@@ -61,8 +62,8 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
 	struct report_opts	*o = optsp;
 	struct report_in	 in = REPORT_IN_INIT;
-	struct check_result	 cr = CHECK_RESULT_INIT;
-	struct facts_rows	 vrows = FACTS_ROWS_INIT;
+	struct rows		 cr = ROWS_INIT;
+	struct rows		 vrows = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct state		*st = NULL;
 	struct buf		 b = BUF_INIT, vj = BUF_INIT;
@@ -133,14 +134,15 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		goto out;
 	} else
 		fprintf(ctx->err, "provision report: %s (%zu bytes): %zu ok, "
-		    "%zu warn, %zu fail, %zu skip\n", out, b.len, cr.nok,
-		    cr.nwarn, cr.nfail, cr.nskip);
+		    "%zu warn, %zu fail, %zu skip\n", out, b.len,
+		    rows_count(&cr, ROW_OK), rows_count(&cr, ROW_WARN),
+		    rows_count(&cr, ROW_FAIL), rows_count(&cr, ROW_SKIP));
 	r = PROV_EXIT_OK;
 out:
 	buf_release(&b);
 	buf_release(&vj);
-	check_result_release(&cr);
-	facts_rows_release(&vrows);
+	rows_release(&cr);
+	rows_release(&vrows);
 	state_free(st);
 	free(state_path);
 	prov_err_release(&err);

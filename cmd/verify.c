@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "facts.h"
+#include "row.h"
 #include "verify.h"
 
 struct verify_cmd_opts {
@@ -70,119 +71,15 @@ const struct cmd_entry cmd_verify_entry = {
 	cmd_verify_exec
 };
 
-static const char *
-cmd_verify_s(const char *s)
-{
-	return s != NULL ? s : "-";
-}
-
-static size_t
-cmd_verify_width(const char *s)
-{
-	size_t	n = 0;
-
-	for (; s != NULL && *s != '\0'; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
-/* Pad to w display columns, cutting at `max` with "..." */
-static void
-cmd_verify_cell(FILE *fp, const char *s, size_t w)
-{
-	size_t	n = cmd_verify_width(s), i = 0;
-
-	if (n > w) {
-		const char	*p = s;
-
-		for (; *p != '\0' && i + 3 < w; p++) {
-			fputc(*p, fp);
-			if (((unsigned char)p[1] & 0xc0) != 0x80)
-				i++;
-		}
-		fputs("...", fp);
-		return;
-	}
-	fputs(s, fp);
-	for (; n < w; n++)
-		fputc(' ', fp);
-}
-
-static const char *
-cmd_verify_label(const struct cmd_ctx *ctx, enum facts_verdict v)
-{
-	if (!ctx->tty)
-		return facts_verdict_name(v);
-	switch (v) {
-	case FACTS_OK:
-		return "\033[32mok\033[0m  ";
-	case FACTS_WARN:
-		return "\033[33mwarn\033[0m";
-	case FACTS_FAIL:
-		return "\033[1;31mFAIL\033[0m";
-	default:
-		return "\033[2mskip\033[0m";
-	}
-}
-
-static void
-cmd_verify_table(struct cmd_ctx *ctx, const struct verify_cmd_opts *o,
-    const struct facts_rows *rows)
-{
-	FILE	*fp = ctx->out;
-	size_t	 wn = 4, ww = 5, we = 8, wf = 5, i, l;
-
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-
-		if (o->quiet && (r->verdict == FACTS_OK ||
-		    r->verdict == FACTS_SKIP))
-			continue;
-		if ((l = cmd_verify_width(r->node)) > wn)
-			wn = l;
-		if ((l = cmd_verify_width(r->what)) > ww)
-			ww = l;
-		if ((l = cmd_verify_width(r->expected)) > we)
-			we = l;
-		if ((l = cmd_verify_width(r->found)) > wf)
-			wf = l;
-	}
-	we = we > 32 ? 32 : we;
-	wf = wf > 36 ? 36 : wf;
-	fputs("      ", fp);
-	cmd_verify_cell(fp, "NODE", wn + 2);
-	cmd_verify_cell(fp, "CHECK", ww + 2);
-	cmd_verify_cell(fp, "EXPECTED", we + 2);
-	cmd_verify_cell(fp, "FOUND", wf + 2);
-	fputs("REASON\n", fp);
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-
-		if (o->quiet && (r->verdict == FACTS_OK ||
-		    r->verdict == FACTS_SKIP))
-			continue;
-		fprintf(fp, "%s  ", cmd_verify_label(ctx, r->verdict));
-		if (!ctx->tty)
-			fputs(r->verdict == FACTS_OK ? "  " : "", fp);
-		cmd_verify_cell(fp, r->node, wn + 2);
-		cmd_verify_cell(fp, r->what, ww + 2);
-		cmd_verify_cell(fp, cmd_verify_s(r->expected), we);
-		fputs("  ", fp);
-		cmd_verify_cell(fp, cmd_verify_s(r->found), wf);
-		fputs("  ", fp);
-		fputs(r->reason != NULL ? r->reason : "", fp);
-		fputc('\n', fp);
-	}
-}
-
 static int
 cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
 	struct verify_cmd_opts	*o = optsp;
 	struct verify_opts	 vo = VERIFY_OPTS_INIT;
 	struct verify_stats	 st;
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	struct cmd_rows_view	 view = { "NODE", "CHECK", "FOUND",
+				    "EXPECTED", NULL, 0 };
 	struct strvec		 notes = STRVEC_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct buf		 b = BUF_INIT;
@@ -208,7 +105,7 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	for (i = 0; i < notes.n; i++)
 		fprintf(ctx->err, "provision verify: %s\n", notes.v[i]);
 	if (o->junit != NULL) {
-		verify_to_junit(&b, ctx->plan_path, &rows);
+		rows_to_junit(&b, "provision verify", ctx->plan_path, &rows);
 		if (buf_write_file_atomic(o->junit, b.buf, b.len, 0644) != 0) {
 			fprintf(ctx->err, "provision verify: cannot write "
 			    "'%s': %s\n", o->junit, strerror(errno));
@@ -220,15 +117,16 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		verify_to_json(&b, ctx->plan_path, &rows, &st);
 		fwrite(b.buf, 1, b.len, ctx->out);
 	} else {
-		cmd_verify_table(ctx, o, &rows);
+		view.quiet = o->quiet;
+		cmd_rows_print(ctx, &rows, &view);
 		fprintf(ctx->out, "%zu node%s, %zu answered: %zu ok, %zu warn, "
 		    "%zu fail, %zu skip\n", st.nodes, st.nodes == 1 ? "" : "s",
-		    st.reached, facts_rows_count(&rows, FACTS_OK),
-		    facts_rows_count(&rows, FACTS_WARN),
-		    facts_rows_count(&rows, FACTS_FAIL),
-		    facts_rows_count(&rows, FACTS_SKIP));
+		    st.reached, rows_count(&rows, ROW_OK),
+		    rows_count(&rows, ROW_WARN),
+		    rows_count(&rows, ROW_FAIL),
+		    rows_count(&rows, ROW_SKIP));
 	}
-	nfail = facts_rows_count(&rows, FACTS_FAIL);
+	nfail = rows_count(&rows, ROW_FAIL);
 	if (st.reached == 0) {
 		fprintf(ctx->err, "provision verify: no node answered\n");
 		r = PROV_EXIT_USAGE;
@@ -236,7 +134,7 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
 out:
 	buf_release(&b);
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	strvec_clear(&notes);
 	prov_err_release(&err);
 	return r;

@@ -16,6 +16,7 @@
 #include "facts.h"
 #include "json.h"
 #include "plan.h"
+#include "row.h"
 
 #include "fuzz.h"
 
@@ -112,7 +113,7 @@ fuzz_facts_parse(struct facts *f, int which, const char *text, size_t len,
 static void
 fuzz_facts_check(const struct facts *f)
 {
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct rows		 rows = ROWS_INIT;
 	struct buf		 j = BUF_INIT, j2 = BUF_INIT;
 	struct json_writer	 jw;
 	struct prov_err		 err = PROV_ERR_INIT;
@@ -122,11 +123,11 @@ fuzz_facts_check(const struct facts *f)
 	facts_compare(&rows, fuzz_facts_plan, &fuzz_facts_plan->nodes[0], f);
 	for (i = 0; i < rows.n; i++) {
 		FUZZ_ASSERT(rows.v[i].what != NULL);
-		(void)facts_verdict_name(rows.v[i].verdict);
+		(void)row_verdict_name(rows.v[i].verdict);
 	}
 	json_init(&jw, &j);
-	facts_rows_to_json(&jw, NULL, &rows);
-	facts_rows_release(&rows);
+	rows_to_json(&jw, NULL, &rows);
+	rows_release(&rows);
 	buf_reset(&j);
 	facts_to_json(&j, f);
 	FUZZ_ASSERT(j.len > 0 && j.buf[j.len - 1] == '\n');

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "err.h"
 #include "plan.h"
+#include "row.h"
 
 #include "fuzz.h"
 
@@ -32,10 +33,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static void
 fuzz_plan_invariants(const struct plan *p)
 {
-	struct check_result	 res = CHECK_RESULT_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
+	struct rows		  res = ROWS_INIT;
+	struct prov_err		  err = PROV_ERR_INIT;
 	struct plan_node	**sel;
-	size_t			 i, nsel;
+	size_t			  i, nsel;
 
 	FUZZ_ASSERT(p->catalog != NULL);
 	for (i = 0; i < p->nnodes; i++) {
@@ -60,17 +61,18 @@ fuzz_plan_invariants(const struct plan *p)
 		prov_err_release(&err);
 	}
 	if (check_plan(&res, p, &err) == 0) {
-		FUZZ_ASSERT(res.n == res.nok + res.nwarn + res.nfail +
-		    res.nskip);
+		FUZZ_ASSERT(res.n == rows_count(&res, ROW_OK) +
+		    rows_count(&res, ROW_WARN) + rows_count(&res, ROW_FAIL) +
+		    rows_count(&res, ROW_SKIP));
 		for (i = 0; i < res.n; i++) {
-			FUZZ_ASSERT(res.rows[i].group != NULL);
-			FUZZ_ASSERT(res.rows[i].subject != NULL);
-			FUZZ_ASSERT(res.rows[i].what != NULL);
-			(void)check_sev_name(res.rows[i].sev);
+			FUZZ_ASSERT(res.v[i].group != NULL);
+			FUZZ_ASSERT(res.v[i].subject != NULL);
+			FUZZ_ASSERT(res.v[i].what != NULL);
+			(void)row_verdict_name(res.v[i].verdict);
 		}
 	} else
 		FUZZ_ASSERT(err.msg != NULL);
-	check_result_release(&res);
+	rows_release(&res);
 	prov_err_release(&err);
 }
 

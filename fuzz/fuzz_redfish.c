@@ -20,6 +20,7 @@
 #include "err.h"
 #include "json.h"
 #include "plan.h"
+#include "row.h"
 #include "redfish.h"
 #include "strvec.h"
 #include "yml.h"
@@ -118,12 +119,12 @@ fuzz_rf_reset(const struct yml_node *root)
 static void
 fuzz_rf_inventory(const struct yml_node *root)
 {
-	struct redfish_inv	  inv;
-	struct redfish_rows	  rows = REDFISH_ROWS_INIT;
-	struct buf		  b = BUF_INIT;
-	struct json_writer	  jw;
-	const struct yml_node	 *seq, **fns;
-	size_t			  i, n = 0;
+	struct redfish_inv	 inv;
+	struct rows		 rows = ROWS_INIT;
+	struct buf		 b = BUF_INIT;
+	struct json_writer	 jw;
+	const struct yml_node	*seq, **fns;
+	size_t			 i, n = 0;
 
 	redfish_inv_init(&inv);
 	redfish_inv_add_system(&inv, root);
@@ -158,16 +159,16 @@ fuzz_rf_inventory(const struct yml_node *root)
 	    fuzz_rf_plan->catalog);
 	for (i = 0; i < rows.n; i++) {
 		FUZZ_ASSERT(rows.v[i].what != NULL);
-		(void)redfish_verdict_name(rows.v[i].verdict);
+		(void)row_verdict_name(rows.v[i].verdict);
 	}
-	FUZZ_ASSERT(redfish_rows_count(&rows, REDFISH_OK) +
-	    redfish_rows_count(&rows, REDFISH_WARN) +
-	    redfish_rows_count(&rows, REDFISH_FAIL) +
-	    redfish_rows_count(&rows, REDFISH_SKIP) == rows.n);
+	FUZZ_ASSERT(rows_count(&rows, ROW_OK) +
+	    rows_count(&rows, ROW_WARN) +
+	    rows_count(&rows, ROW_FAIL) +
+	    rows_count(&rows, ROW_SKIP) == rows.n);
 	json_init(&jw, &b);
-	redfish_rows_to_json(&jw, NULL, &rows);
+	rows_to_json(&jw, NULL, &rows);
 	fuzz_rf_reparse(&b, 1);
-	redfish_rows_release(&rows);
+	rows_release(&rows);
 	redfish_inv_release(&inv);
 	buf_release(&b);
 }

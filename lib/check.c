@@ -42,6 +42,7 @@
 #include "buf.h"
 #include "catalog.h"
 #include "check.h"
+#include "row.h"
 #include "plan.h"
 #include "strmap.h"
 #include "strvec.h"
@@ -79,7 +80,7 @@ struct check_cap {
 
 struct check_ctx {
 	const struct plan	*p;
-	struct check_result	*out;
+	struct rows		*out;
 	struct check_hw		*hw;		/* one per p->hw */
 	double			*volts;		/* per rack: outlet V or NAN */
 };
@@ -150,65 +151,21 @@ check_plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-const char *
-check_sev_name(enum check_sev s)
+/*
+ * Append a row of `group` about `what` at loc; the caller sets subject,
+ * measured, limit and hint (allocated strings the rows own), and value
+ * and max.  check_plan() leaves no subject, measured or limit NULL
+ * (rows_blank()).
+ */
+static struct row *
+check_row(struct check_ctx *c, enum row_verdict v, const char *group,
+    const char *what, struct prov_loc loc)
 {
-	switch (s) {
-	case CHECK_OK:
-		return "ok";
-	case CHECK_WARN:
-		return "warn";
-	case CHECK_FAIL:
-		return "fail";
-	case CHECK_SKIP:
-		return "skip";
-	}
-	return "?";
-}
+	struct row	*row = rows_add(c->out, v, what);
 
-void
-check_result_add(struct check_result *r, enum check_sev sev,
-    const char *group, char *subject, const char *what, char *measured,
-    char *limit, char *hint, double value, double max, struct prov_loc loc)
-{
-	struct check_row	*row;
-
-	ALLOC_GROW(r->rows, r->n + 1, r->alloc);
-	row = &r->rows[r->n++];
-	row->sev = sev;
 	row->group = group;
-	row->subject = subject != NULL ? subject : xstrdup("");
-	row->what = xstrdup(what);
-	row->measured = measured != NULL ? measured : xstrdup("");
-	row->limit = limit != NULL ? limit : xstrdup("");
-	row->hint = hint;
-	row->value = value;
-	row->max = max;
 	row->loc = loc;
-	switch (sev) {
-	case CHECK_OK:
-		r->nok++;
-		break;
-	case CHECK_WARN:
-		r->nwarn++;
-		break;
-	case CHECK_FAIL:
-		r->nfail++;
-		break;
-	case CHECK_SKIP:
-		r->nskip++;
-		break;
-	}
-}
-
-/* Append a row; takes ownership of subject, measured, limit and hint. */
-static void
-check_add(struct check_ctx *c, enum check_sev sev, const char *group,
-    char *subject, const char *what, char *measured, char *limit, char *hint,
-    double value, double max, struct prov_loc loc)
-{
-	check_result_add(c->out, sev, group, subject, what, measured, limit,
-	    hint, value, max, loc);
+	return row;
 }
 
 /* 1 when another failing row of this check may be shown; counts the rest. */
@@ -227,26 +184,29 @@ static void
 check_cap_flush(struct check_ctx *c, struct check_cap *cap, const char *group,
     const char *what)
 {
-	struct prov_loc	loc = { c->p->file, 0, 0 };
+	struct row	*row;
+	struct prov_loc	 loc = { c->p->file, 0, 0 };
 
 	if (cap->more == 0)
 		return;
-	check_add(c, CHECK_FAIL, group, xstrdup("..."), what,
-	    xasprintf("... and %s more", check_int((double)cap->more).s),
-	    NULL, NULL, (double)cap->more, NAN, loc);
+	row = check_row(c, ROW_FAIL, group, what, loc);
+	row->subject = xstrdup("...");
+	row->measured = xasprintf("... and %s more",
+	    check_int((double)cap->more).s);
+	row->value = (double)cap->more;
 }
 
 /* ok / warn above 90% or when uncertain / fail above the limit. */
-static enum check_sev
+static enum row_verdict
 check_grade(double value, double max, int uncertain)
 {
 	if (isnan(max) || isnan(value))
-		return CHECK_WARN;
+		return ROW_WARN;
 	if (value > max)
-		return CHECK_FAIL;
+		return ROW_FAIL;
 	if (uncertain || value > max * CHECK_WARN_RATIO)
-		return CHECK_WARN;
-	return CHECK_OK;
+		return ROW_WARN;
+	return ROW_OK;
 }
 
 static struct check_num
@@ -1012,6 +972,7 @@ check_join(const struct strvec *v, const char *sep)
 static void
 check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 {
+	struct row		*row;
 	const struct cat_system	*sys = hw->sys;
 	const struct cat_gpu	*g = hw->gpu_cat;
 	struct prov_loc		 loc = plan_loc(c->p, hw->gpus.src != NULL ?
@@ -1033,51 +994,63 @@ check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 				strvec_push(&ok, sys->gpu_models.v[i]);
 		}
 		list = check_join(&ok, ", ");
-		if (!match)
-			check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor), xasprintf("baseboard of "
-			    "'%s': %s", sys->m.id, list), xasprintf("the GPUs "
-			    "of '%s' are fixed: use %s, or another system",
-			    sys->m.id, list), NAN, NAN, loc);
-		else if (hw->gpus.count >= 0 && sys->gpus.count > 0 &&
-		    hw->gpus.count != sys->gpus.count)
-			check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s", hw->ngpus,
-			    g->m.id), xasprintf("%ld on the baseboard of '%s'",
-			    sys->gpus.count, sys->m.id), xasprintf("set count: "
-			    "%ld or leave it out", sys->gpus.count),
-			    (double)hw->ngpus, (double)sys->gpus.count, loc);
-		else
-			check_add(c, CHECK_OK, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor), xasprintf("baseboard of "
-			    "'%s': %s", sys->m.id, list), NULL, NAN, NAN, loc);
+		if (!match) {
+			row = check_row(c, ROW_FAIL, "pcie", "form factor",
+			    loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+			    g->m.id, g->form_factor);
+			row->limit = xasprintf("baseboard of '%s': %s",
+			    sys->m.id, list);
+			row->hint = xasprintf("the GPUs of '%s' are fixed: use "
+			    "%s, or another system", sys->m.id, list);
+		} else if (hw->gpus.count >= 0 && sys->gpus.count > 0 &&
+		    hw->gpus.count != sys->gpus.count) {
+			row = check_row(c, ROW_FAIL, "pcie", "form factor",
+			    loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s", hw->ngpus,
+			    g->m.id);
+			row->limit = xasprintf("%ld on the baseboard of '%s'",
+			    sys->gpus.count, sys->m.id);
+			row->hint = xasprintf("set count: %ld or leave it out",
+			    sys->gpus.count);
+			row->value = (double)hw->ngpus;
+			row->max = (double)sys->gpus.count;
+		} else {
+			row = check_row(c, ROW_OK, "pcie", "form factor", loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+			    g->m.id, g->form_factor);
+			row->limit = xasprintf("baseboard of '%s': %s",
+			    sys->m.id, list);
+		}
 		free(list);
 		strvec_clear(&ok);
 		return;
 	}
 	if (check_baseboard_ff(g->form_factor)) {
-		check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-		    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-		    g->m.id, g->form_factor), xasprintf("'%s' has no GPU "
-		    "baseboard",
-		    sys->m.id), xasprintf("%s modules need a system that "
-		    "names them under gpus (an HGX or OAM baseboard, a DGX, a "
-		    "superchip tray); use a PCIe GPU here",
-		    g->form_factor), NAN, NAN, loc);
+		row = check_row(c, ROW_FAIL, "pcie", "form factor", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld x %s (%s)", hw->ngpus, g->m.id,
+		    g->form_factor);
+		row->limit = xasprintf("'%s' has no GPU baseboard", sys->m.id);
+		row->hint = xasprintf("%s modules need a system that names "
+		    "them under gpus (an HGX or OAM baseboard, a DGX, a "
+		    "superchip tray); use a PCIe GPU here", g->form_factor);
 		return;
 	}
 	list = check_join(&sys->gpu_form_factors, ", ");
 	if (sys->gpu_form_factors.n == 0 && check_has(&sys->m.unknown,
-	    "gpu_form_factors"))
-		check_add(c, CHECK_WARN, "pcie", check_hw_subject(hw),
-		    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-		    g->m.id, g->form_factor), xasprintf("unknown for '%s'",
-		    sys->m.id),
-		    xasprintf("the catalog does not say which GPUs '%s' takes",
-		    sys->m.id), NAN, NAN, loc);
-	else {
+	    "gpu_form_factors")) {
+		row = check_row(c, ROW_WARN, "pcie", "form factor", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld x %s (%s)", hw->ngpus, g->m.id,
+		    g->form_factor);
+		row->limit = xasprintf("unknown for '%s'", sys->m.id);
+		row->hint = xasprintf("the catalog does not say which GPUs "
+		    "'%s' takes", sys->m.id);
+	} else {
 		int	fits = 0;
 
 		for (i = 0; i < sys->gpu_form_factors.n; i++)
@@ -1085,30 +1058,38 @@ check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 			    check_ff_rank(g->form_factor) <=
 			    check_ff_rank(sys->gpu_form_factors.v[i]))
 				fits = 1;
-		if (!fits)
-			check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor), sys->gpu_form_factors.n ?
-			    xasprintf("'%s' takes %s", sys->m.id, list) :
-			    xasprintf("'%s' takes no add-in GPUs", sys->m.id),
-			    xasprintf("choose a GPU in a form factor the "
-			    "chassis takes, or another system"), NAN, NAN,
+		if (!fits) {
+			row = check_row(c, ROW_FAIL, "pcie", "form factor",
 			    loc);
-		else if (g->cooling != NULL &&
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+			    g->m.id, g->form_factor);
+			row->limit = sys->gpu_form_factors.n ? xasprintf(
+			    "'%s' takes %s", sys->m.id, list) : xasprintf(
+			    "'%s' takes no add-in GPUs", sys->m.id);
+			row->hint = xasprintf("choose a GPU in a form factor "
+			    "the chassis takes, or another system");
+		} else if (g->cooling != NULL &&
 		    strcmp(g->cooling, "liquid") == 0 &&
 		    (sys->cooling == NULL ||
-		    strcmp(sys->cooling, "liquid") != 0))
-			check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s (liquid-cooled)",
-			    hw->ngpus, g->m.id), xasprintf("'%s' is %s-cooled",
-			    sys->m.id, sys->cooling != NULL ? sys->cooling :
-			    "air"), xasprintf("use an air-cooled GPU or a "
-			    "liquid-cooled chassis"), NAN, NAN, loc);
-		else
-			check_add(c, CHECK_OK, "pcie", check_hw_subject(hw),
-			    "form factor", xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor), xasprintf("'%s' takes %s",
-			    sys->m.id, list), NULL, NAN, NAN, loc);
+		    strcmp(sys->cooling, "liquid") != 0)) {
+			row = check_row(c, ROW_FAIL, "pcie", "form factor",
+			    loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s (liquid-cooled)",
+			    hw->ngpus, g->m.id);
+			row->limit = xasprintf("'%s' is %s-cooled", sys->m.id,
+			    sys->cooling != NULL ? sys->cooling : "air");
+			row->hint = xasprintf("use an air-cooled GPU or a "
+			    "liquid-cooled chassis");
+		} else {
+			row = check_row(c, ROW_OK, "pcie", "form factor", loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+			    g->m.id, g->form_factor);
+			row->limit = xasprintf("'%s' takes %s", sys->m.id,
+			    list);
+		}
 	}
 	free(list);
 }
@@ -1116,6 +1097,7 @@ check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 static void
 check_pcie_cpu(struct check_ctx *c, const struct plan_hw *hw)
 {
+	struct row		*row;
 	const struct cat_system	*sys = hw->sys;
 	struct prov_loc		 loc = plan_loc(c->p, hw->cpu.src != NULL ?
 	    hw->cpu.src : hw->src, hw->cpu.src != NULL ? "model" : "system");
@@ -1123,20 +1105,27 @@ check_pcie_cpu(struct check_ctx *c, const struct plan_hw *hw)
 	if (sys == NULL)
 		return;
 	if (sys->cpu.model != NULL && hw->cpu.model != NULL &&
-	    hw->cpu_cat != NULL && !check_is(&hw->cpu_cat->m, sys->cpu.model))
-		check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw), "CPU",
-		    xasprintf("%s", hw->cpu_cat->m.id), xasprintf("fixed in "
-		    "'%s': %s", sys->m.id, sys->cpu.model), xasprintf("the "
-		    "CPUs of '%s' are fixed: leave cpu out", sys->m.id), NAN,
-		    NAN, loc);
-	if (sys->cpu_sockets > 0 && hw->ncpus > sys->cpu_sockets)
-		check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-		    "CPU sockets", xasprintf("%ld CPUs", hw->ncpus),
-		    xasprintf("%ld %s in '%s'", sys->cpu_sockets,
+	    hw->cpu_cat != NULL && !check_is(&hw->cpu_cat->m, sys->cpu.model)) {
+		row = check_row(c, ROW_FAIL, "pcie", "CPU", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s", hw->cpu_cat->m.id);
+		row->limit = xasprintf("fixed in '%s': %s", sys->m.id,
+		    sys->cpu.model);
+		row->hint = xasprintf("the CPUs of '%s' are fixed: leave cpu "
+		    "out", sys->m.id);
+	}
+	if (sys->cpu_sockets > 0 && hw->ncpus > sys->cpu_sockets) {
+		row = check_row(c, ROW_FAIL, "pcie", "CPU sockets", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld CPUs", hw->ncpus);
+		row->limit = xasprintf("%ld %s in '%s'", sys->cpu_sockets,
 		    check_plural(sys->cpu_sockets, "socket", "sockets"),
-		    sys->m.id), xasprintf("set cpu count to at most %ld",
-		    sys->cpu_sockets), (double)hw->ncpus,
-		    (double)sys->cpu_sockets, loc);
+		    sys->m.id);
+		row->hint = xasprintf("set cpu count to at most %ld",
+		    sys->cpu_sockets);
+		row->value = (double)hw->ncpus;
+		row->max = (double)sys->cpu_sockets;
+	}
 }
 
 /* "gpu a100-pcie-80gb -> gpu1, gpu2; nic connectx-6-hdr-1p -> aux1" */
@@ -1173,6 +1162,7 @@ check_assignment_text(const struct check_card *cards, size_t ncards,
 static void
 check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 {
+	struct row		*row;
 	struct check_card	*cards = NULL;
 	struct check_slot_use	*u = NULL;
 	size_t			 ncards = 0, nslots = 0, i;
@@ -1189,41 +1179,57 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 		assumed |= cards[i].assumed;
 		need += cards[i].lanes;
 	}
-	if (ncards == 0)
-		check_add(c, CHECK_OK, "pcie", check_hw_subject(hw), "slot fit",
-		    xasprintf("0 cards"), xasprintf("%zu %s", nslots,
-		    check_plural((long)nslots, "slot", "slots")),
-		    xasprintf("no add-in cards: GPUs and NICs are on the "
-		    "board"), 0, (double)nslots, loc);
-	else if (r == -1 && (hw->sys == NULL || hw->sys->slots == NULL))
-		check_add(c, CHECK_SKIP, "pcie", check_hw_subject(hw),
-		    "slot fit", xasprintf("%zu cards", ncards),
-		    xasprintf("slots unknown"), xasprintf("%s; check the "
-		    "chassis manual or add slots in a profiles dir", why),
-		    (double)ncards, NAN, loc);
-	else if (r == -1)
-		check_add(c, CHECK_WARN, "pcie", check_hw_subject(hw),
-		    "slot fit", xasprintf("%zu cards", ncards),
-		    xasprintf("%zu slots", nslots), xstrdup(why),
-		    (double)ncards, (double)nslots, loc);
-	else if (r == 1)
-		check_add(c, CHECK_FAIL, "pcie", check_hw_subject(hw),
-		    "slot fit", xasprintf("%zu %s", ncards,
-		    check_plural((long)ncards, "card", "cards")),
-		    xasprintf("%zu %s", nslots, check_plural((long)nslots,
-		    "slot", "slots")), xstrdup(why), (double)ncards,
-		    (double)nslots, loc);
-	else {
+	if (ncards == 0) {
+		row = check_row(c, ROW_OK, "pcie", "slot fit", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("0 cards");
+		row->limit = xasprintf("%zu %s", nslots,
+		    check_plural((long)nslots, "slot", "slots"));
+		row->hint = xasprintf("no add-in cards: GPUs and NICs are on "
+		    "the board");
+		row->value = 0;
+		row->max = (double)nslots;
+	} else if (r == -1 && (hw->sys == NULL || hw->sys->slots == NULL)) {
+		row = check_row(c, ROW_SKIP, "pcie", "slot fit", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%zu cards", ncards);
+		row->limit = xasprintf("slots unknown");
+		row->hint = xasprintf("%s; check the chassis manual or add "
+		    "slots in a profiles dir", why);
+		row->value = (double)ncards;
+	} else if (r == -1) {
+		row = check_row(c, ROW_WARN, "pcie", "slot fit", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%zu cards", ncards);
+		row->limit = xasprintf("%zu slots", nslots);
+		row->hint = xstrdup(why);
+		row->value = (double)ncards;
+		row->max = (double)nslots;
+	} else if (r == 1) {
+		row = check_row(c, ROW_FAIL, "pcie", "slot fit", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%zu %s", ncards,
+		    check_plural((long)ncards, "card", "cards"));
+		row->limit = xasprintf("%zu %s", nslots,
+		    check_plural((long)nslots, "slot", "slots"));
+		row->hint = xstrdup(why);
+		row->value = (double)ncards;
+		row->max = (double)nslots;
+	} else {
 		char	*txt = check_assignment_text(cards, ncards, u, nslots);
 
-		check_add(c, assumed ? CHECK_WARN : CHECK_OK, "pcie",
-		    check_hw_subject(hw), "slot fit", xasprintf("%zu %s",
-		    ncards, check_plural((long)ncards, "card", "cards")),
-		    xasprintf("%zu %s", nslots, check_plural((long)nslots,
-		    "slot", "slots")), assumed ? xasprintf("%s (a card's size "
-		    "or lanes are unknown in the catalog: the largest was "
-		    "assumed)", txt) : xstrdup(txt), (double)ncards,
-		    (double)nslots, loc);
+		row = check_row(c, assumed ? ROW_WARN : ROW_OK, "pcie",
+		    "slot fit", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%zu %s", ncards,
+		    check_plural((long)ncards, "card", "cards"));
+		row->limit = xasprintf("%zu %s", nslots,
+		    check_plural((long)nslots, "slot", "slots"));
+		row->hint = assumed ? xasprintf("%s (a card's size or lanes "
+		    "are unknown in the catalog: the largest was assumed)", txt)
+		    : xstrdup(txt);
+		row->value = (double)ncards;
+		row->max = (double)nslots;
 		free(txt);
 		/* A newer card in an older slot works at the slot's speed. */
 		for (i = 0; i < nslots; i++) {
@@ -1234,14 +1240,17 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 			cd = &cards[u[i].card];
 			if (cd->gen > 0 && u[i].slot->gen > 0 &&
 			    cd->gen > u[i].slot->gen) {
-				check_add(c, CHECK_WARN, "pcie",
-				    check_hw_subject(hw), "PCIe generation",
-				    xasprintf("%s %s: gen %ld", cd->kind,
-				    cd->model, cd->gen), xasprintf("slot %s: "
-				    "gen %ld", u[i].name, u[i].slot->gen),
-				    xasprintf("the card runs at gen %ld speed",
-				    u[i].slot->gen), (double)cd->gen,
-				    (double)u[i].slot->gen, loc);
+				row = check_row(c, ROW_WARN, "pcie",
+				    "PCIe generation", loc);
+				row->subject = check_hw_subject(hw);
+				row->measured = xasprintf("%s %s: gen %ld",
+				    cd->kind, cd->model, cd->gen);
+				row->limit = xasprintf("slot %s: gen %ld",
+				    u[i].name, u[i].slot->gen);
+				row->hint = xasprintf("the card runs at gen "
+				    "%ld speed", u[i].slot->gen);
+				row->value = (double)cd->gen;
+				row->max = (double)u[i].slot->gen;
 				break;
 			}
 		}
@@ -1251,23 +1260,29 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 			have = cpu->pcie_lanes_2s;
 		else if (cpu != NULL && cpu->pcie_lanes > 0 && hw->ncpus > 0)
 			have = cpu->pcie_lanes * hw->ncpus;
-		if (have < 0)
-			check_add(c, CHECK_WARN, "pcie", check_hw_subject(hw),
-			    "lanes", xasprintf("%ld lanes", need),
-			    xstrdup("unknown"), xasprintf("the CPU lanes of "
-			    "'%s' are unknown: give cpu: { model, count }",
-			    hw->name), (double)need, NAN, loc);
-		else
-			check_add(c, need > have || assumed ? CHECK_WARN :
-			    CHECK_OK, "pcie", check_hw_subject(hw), "lanes",
-			    xasprintf("%ld lanes", need), xasprintf("%ld lanes "
-			    "(%ld x %s)", have, hw->ncpus, cpu->m.id),
-			    need > have ? xasprintf("the cards want %ld more "
-			    "lanes than the CPUs give: this works only behind "
-			    "PCIe switches, with the cards sharing bandwidth",
-			    need - have) : assumed ? xstrdup("a card's lanes "
-			    "are unknown: x16 assumed") : NULL, (double)need,
-			    (double)have, loc);
+		if (have < 0) {
+			row = check_row(c, ROW_WARN, "pcie", "lanes", loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld lanes", need);
+			row->limit = xstrdup("unknown");
+			row->hint = xasprintf("the CPU lanes of '%s' are "
+			    "unknown: give cpu: { model, count }", hw->name);
+			row->value = (double)need;
+		} else {
+			row = check_row(c, need > have || assumed ? ROW_WARN :
+			    ROW_OK, "pcie", "lanes", loc);
+			row->subject = check_hw_subject(hw);
+			row->measured = xasprintf("%ld lanes", need);
+			row->limit = xasprintf("%ld lanes (%ld x %s)", have,
+			    hw->ncpus, cpu->m.id);
+			row->hint = need > have ? xasprintf("the cards want "
+			    "%ld more lanes than the CPUs give: this works "
+			    "only behind PCIe switches, with the cards sharing "
+			    "bandwidth", need - have) : assumed ? xstrdup(
+			    "a card's lanes are unknown: x16 assumed") : NULL;
+			row->value = (double)need;
+			row->max = (double)have;
+		}
 	}
 	free(cards);
 	free(u);
@@ -1403,17 +1418,18 @@ static void
 check_power_row(struct check_ctx *c, const struct check_hw *ch, double volts,
     size_t nnodes, int volts_matter)
 {
+	struct row		*row;
 	const struct plan_hw	*hw = ch->hw;
 	struct buf		 lim = BUF_INIT, why = BUF_INIT;
 	struct buf		 hint = BUF_INIT;
 	double			 cap;
-	enum check_sev		 sev;
+	enum row_verdict		 sev;
 	struct prov_loc		 loc = plan_loc(c->p, hw->psu.src != NULL ?
 	    hw->psu.src : hw->src, hw->psu.src != NULL ? NULL : "system");
 
 	cap = check_psu_cap(hw, volts, &lim, &why);
 	sev = check_grade(ch->draw, cap, ch->draw_est);
-	if (sev == CHECK_FAIL)
+	if (sev == ROW_FAIL)
 		buf_addf(&hint, "short by %s W: more or bigger PSUs, or fewer "
 		    "parts; ", check_num(ch->draw - cap).s);
 	if (nnodes == 0)
@@ -1427,10 +1443,14 @@ check_power_row(struct check_ctx *c, const struct check_hw *ch, double volts,
 	if (ch->note.len)
 		buf_addf(&hint, "%s; ", ch->note.buf);
 	buf_addf(&hint, "draw: %s", ch->detail.buf);
-	check_add(c, sev, "power", check_hw_subject(hw), "PSU budget",
-	    xasprintf("%s W (%s)", check_num(ch->draw).s,
-	    check_pct(ch->draw, cap).s), buf_detach(&lim, NULL),
-	    buf_detach(&hint, NULL), ch->draw, cap, loc);
+	row = check_row(c, sev, "power", "PSU budget", loc);
+	row->subject = check_hw_subject(hw);
+	row->measured = xasprintf("%s W (%s)", check_num(ch->draw).s,
+	    check_pct(ch->draw, cap).s);
+	row->limit = buf_detach(&lim, NULL);
+	row->hint = buf_detach(&hint, NULL);
+	row->value = ch->draw;
+	row->max = cap;
 	buf_release(&why);
 }
 
@@ -1508,54 +1528,76 @@ check_power(struct check_ctx *c)
 static void
 check_memory(struct check_ctx *c, const struct plan_hw *hw)
 {
+	struct row		*row;
 	const struct cat_system	*sys = hw->sys;
 	struct prov_loc		 loc = plan_loc(c->p, hw->src,
 	    !isnan(hw->memory_gb) ? "memory_gb" : "system");
 	double			 mem = hw->mem_gb, gmem;
 	double			 maxm = sys != NULL ? sys->max_memory_gb : NAN;
 
-	if (isnan(mem))
-		check_add(c, CHECK_WARN, "memory", check_hw_subject(hw), "RAM",
-		    xstrdup("unknown"), xasprintf(">= %s GB",
-		    check_num(CHECK_MIN_RAM_GB).s), xasprintf("give memory_gb "
-		    "for '%s'", hw->name), NAN, CHECK_MIN_RAM_GB, loc);
-	else if (mem < CHECK_MIN_RAM_GB)
-		check_add(c, CHECK_FAIL, "memory", check_hw_subject(hw), "RAM",
-		    xasprintf("%s GB", check_num(mem).s), xasprintf(">= %s GB",
-		    check_num(CHECK_MIN_RAM_GB).s), xasprintf("plan at least "
-		    "%s GB of RAM per node", check_num(CHECK_MIN_RAM_GB).s),
-		    mem, CHECK_MIN_RAM_GB, loc);
-	else if (!isnan(maxm) && mem > maxm)
-		check_add(c, CHECK_FAIL, "memory", check_hw_subject(hw), "RAM",
-		    xasprintf("%s GB", check_num(mem).s), xasprintf("<= %s GB "
-		    "(maximum of '%s')", check_num(maxm).s, sys->m.id),
-		    xasprintf("'%s' holds at most %s GB", sys->m.id,
-		    check_num(maxm).s), mem, maxm, loc);
-	else
-		check_add(c, CHECK_OK, "memory", check_hw_subject(hw), "RAM",
-		    xasprintf("%s GB", check_num(mem).s), !isnan(maxm) ?
-		    xasprintf(">= %s GB, <= %s GB",
+	if (isnan(mem)) {
+		row = check_row(c, ROW_WARN, "memory", "RAM", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xstrdup("unknown");
+		row->limit = xasprintf(">= %s GB",
+		    check_num(CHECK_MIN_RAM_GB).s);
+		row->hint = xasprintf("give memory_gb for '%s'", hw->name);
+		row->max = CHECK_MIN_RAM_GB;
+	} else if (mem < CHECK_MIN_RAM_GB) {
+		row = check_row(c, ROW_FAIL, "memory", "RAM", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s GB", check_num(mem).s);
+		row->limit = xasprintf(">= %s GB",
+		    check_num(CHECK_MIN_RAM_GB).s);
+		row->hint = xasprintf("plan at least %s GB of RAM per node",
+		    check_num(CHECK_MIN_RAM_GB).s);
+		row->value = mem;
+		row->max = CHECK_MIN_RAM_GB;
+	} else if (!isnan(maxm) && mem > maxm) {
+		row = check_row(c, ROW_FAIL, "memory", "RAM", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s GB", check_num(mem).s);
+		row->limit = xasprintf("<= %s GB (maximum of '%s')",
+		    check_num(maxm).s, sys->m.id);
+		row->hint = xasprintf("'%s' holds at most %s GB", sys->m.id,
+		    check_num(maxm).s);
+		row->value = mem;
+		row->max = maxm;
+	} else {
+		row = check_row(c, ROW_OK, "memory", "RAM", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s GB", check_num(mem).s);
+		row->limit = !isnan(maxm) ? xasprintf(">= %s GB, <= %s GB",
 		    check_num(CHECK_MIN_RAM_GB).s, check_num(maxm).s) :
-		    xasprintf(">= %s GB", check_num(CHECK_MIN_RAM_GB).s), NULL,
-		    mem, CHECK_MIN_RAM_GB, loc);
+		    xasprintf(">= %s GB", check_num(CHECK_MIN_RAM_GB).s);
+		row->value = mem;
+		row->max = CHECK_MIN_RAM_GB;
+	}
 	if (hw->ngpus <= 0 || hw->gpu_cat == NULL || isnan(mem))
 		return;
 	if (isnan(hw->gpu_cat->memory_gb)) {
-		check_add(c, CHECK_WARN, "memory", check_hw_subject(hw),
-		    "RAM vs GPU memory", xasprintf("%s GB RAM",
-		    check_num(mem).s),
-		    xstrdup("unknown GPU memory"), xasprintf("the catalog has "
-		    "no memory_gb for '%s'", hw->gpu_cat->m.id), mem, NAN, loc);
+		row = check_row(c, ROW_WARN, "memory", "RAM vs GPU memory",
+		    loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s GB RAM", check_num(mem).s);
+		row->limit = xstrdup("unknown GPU memory");
+		row->hint = xasprintf("the catalog has no memory_gb for '%s'",
+		    hw->gpu_cat->m.id);
+		row->value = mem;
 		return;
 	}
 	gmem = (double)hw->ngpus * hw->gpu_cat->memory_gb;
-	check_add(c, mem >= gmem ? CHECK_OK : CHECK_WARN, "memory",
-	    check_hw_subject(hw), "RAM vs GPU memory", xasprintf("%s GB RAM",
-	    check_num(mem).s), xasprintf("%s GB GPU memory (%ld x %s GB)",
-	    check_num(gmem).s, hw->ngpus, check_num(hw->gpu_cat->memory_gb).s),
-	    mem >= gmem ? NULL : xasprintf("common guidance: system RAM at "
-	    "least the total GPU memory (pinned buffers, data loading); plan "
-	    "%s GB or more", check_num(gmem).s), mem, gmem, loc);
+	row = check_row(c, mem >= gmem ? ROW_OK : ROW_WARN, "memory",
+	    "RAM vs GPU memory", loc);
+	row->subject = check_hw_subject(hw);
+	row->measured = xasprintf("%s GB RAM", check_num(mem).s);
+	row->limit = xasprintf("%s GB GPU memory (%ld x %s GB)",
+	    check_num(gmem).s, hw->ngpus, check_num(hw->gpu_cat->memory_gb).s);
+	row->hint = mem >= gmem ? NULL : xasprintf("common guidance: system "
+	    "RAM at least the total GPU memory (pinned buffers, data loading); "
+	    "plan %s GB or more", check_num(gmem).s);
+	row->value = mem;
+	row->max = gmem;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1628,17 +1670,22 @@ check_rack_place(struct check_ctx *c, struct check_rack *ra,
     const struct plan_rack *r, long *occ, long id, long u, long h,
     struct prov_loc loc, struct check_cap *cap)
 {
-	long	k, top = u + h - 1;
-	int	clash = 0;
+	struct row	*row;
+	long		 k, top = u + h - 1;
+	int		 clash = 0;
 
 	if (top > r->units) {
 		ra->conflicts++;
-		if (check_cap_take(cap))
-			check_add(c, CHECK_FAIL, "rack", xasprintf("rack '%s'",
-			    r->name), "units", check_item_desc(c, id),
-			    xasprintf("U1-U%ld", r->units), xasprintf("the "
-			    "rack has %ld U: move it lower or to another rack",
-			    r->units), (double)top, (double)r->units, loc);
+		if (check_cap_take(cap)) {
+			row = check_row(c, ROW_FAIL, "rack", "units", loc);
+			row->subject = xasprintf("rack '%s'", r->name);
+			row->measured = check_item_desc(c, id);
+			row->limit = xasprintf("U1-U%ld", r->units);
+			row->hint = xasprintf("the rack has %ld U: move it "
+			    "lower or to another rack", r->units);
+			row->value = (double)top;
+			row->max = (double)r->units;
+		}
 	}
 	for (k = u; k <= top && k <= r->units; k++) {
 		long	*o = &occ[ra->off + (size_t)k];
@@ -1657,10 +1704,12 @@ check_rack_place(struct check_ctx *c, struct check_rack *ra,
 			continue;
 		a = check_item_desc(c, id);
 		b = check_item_desc(c, *o);
-		check_add(c, CHECK_FAIL, "rack", xasprintf("rack '%s'",
-		    r->name), "units", xasprintf("U%ld: %s overlaps %s", k, a,
-		    b), xstrdup("one chassis per unit"), xasprintf("move %s to "
-		    "free units", a), (double)k, NAN, loc);
+		row = check_row(c, ROW_FAIL, "rack", "units", loc);
+		row->subject = xasprintf("rack '%s'", r->name);
+		row->measured = xasprintf("U%ld: %s overlaps %s", k, a, b);
+		row->limit = xstrdup("one chassis per unit");
+		row->hint = xasprintf("move %s to free units", a);
+		row->value = (double)k;
 		free(a);
 		free(b);
 	}
@@ -1676,12 +1725,13 @@ static void
 check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
     const struct check_rack *a)
 {
+	struct row		*row;
 	const struct plan	*p = c->p;
 	double			 draw = a->nodes_w + a->switch_w;
 	struct buf		 note = BUF_INIT, d = BUF_INIT;
 	size_t			 i, j, nfeeds = 0;
 	const char		*feeds[8];
-	enum check_sev		 sev;
+	enum row_verdict		 sev;
 
 	/* units */
 	if (a->conflicts == 0) {
@@ -1697,12 +1747,15 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 		    check_plural((long)a->switches, "switch", "switches"));
 		if (note.len)
 			buf_addf(&d, "; %s", note.buf);
-		check_add(c, note.len ? CHECK_WARN : CHECK_OK, "rack",
-		    xasprintf("rack '%s'", r->name), "units",
-		    xasprintf("%ld of %ld U used", a->used, r->units),
-		    xasprintf("%ld U", r->units), buf_detach(&d, NULL),
-		    (double)a->used, (double)r->units, plan_loc(p, r->src,
-		    "units"));
+		row = check_row(c, note.len ? ROW_WARN : ROW_OK, "rack",
+		    "units", plan_loc(p, r->src, "units"));
+		row->subject = xasprintf("rack '%s'", r->name);
+		row->measured = xasprintf("%ld of %ld U used", a->used,
+		    r->units);
+		row->limit = xasprintf("%ld U", r->units);
+		row->hint = buf_detach(&d, NULL);
+		row->value = (double)a->used;
+		row->max = (double)r->units;
 		buf_reset(&note);
 	}
 	if (a->nodes + a->switches == 0) {
@@ -1712,31 +1765,40 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 	}
 
 	/* depth */
-	if (isnan(r->depth_mm))
-		check_add(c, CHECK_SKIP, "rack", check_rack_subject(r),
-		    "depth", !isnan(a->depth) ? xasprintf("%s mm (%s)",
-		    check_num(a->depth).s, a->deepest) : xstrdup("unknown"),
-		    xstrdup("depth_mm not given"), xstrdup("give the rack's "
-		    "depth_mm to check it"), a->depth, NAN, plan_loc(p, r->src,
-		    NULL));
-	else if (!isnan(a->depth) && a->depth > r->depth_mm)
-		check_add(c, CHECK_FAIL, "rack", check_rack_subject(r),
-		    "depth", xasprintf("%s mm (%s)", check_num(a->depth).s,
-		    a->deepest), xasprintf("%s mm", check_num(r->depth_mm).s),
-		    xasprintf("'%s' is deeper than the rack: use a deeper rack "
-		    "or another chassis", a->deepest), a->depth, r->depth_mm,
-		    plan_loc(p, r->src, "depth_mm"));
-	else
-		check_add(c, a->dunknown ? CHECK_WARN : CHECK_OK, "rack",
-		    xasprintf("rack '%s'", r->name), "depth", !isnan(a->depth) ?
-		    xasprintf("%s mm (%s)", check_num(a->depth).s, a->deepest) :
-		    xstrdup("unknown"), xasprintf("%s mm",
-		    check_num(r->depth_mm).s), a->dunknown ? xasprintf("depth "
-		    "unknown for %zu of %zu (%s'%s'): measure, and give "
-		    "depth_mm in a profiles dir", a->dunknown, a->nodes +
-		    a->switches, a->dunknown_mixed ? "e.g. " : "",
-		    a->dunknown_model) : NULL, a->depth,
-		    r->depth_mm, plan_loc(p, r->src, "depth_mm"));
+	if (isnan(r->depth_mm)) {
+		row = check_row(c, ROW_SKIP, "rack", "depth", plan_loc(p,
+		    r->src, NULL));
+		row->subject = check_rack_subject(r);
+		row->measured = !isnan(a->depth) ? xasprintf("%s mm (%s)",
+		    check_num(a->depth).s, a->deepest) : xstrdup("unknown");
+		row->limit = xstrdup("depth_mm not given");
+		row->hint = xstrdup("give the rack's depth_mm to check it");
+		row->value = a->depth;
+	} else if (!isnan(a->depth) && a->depth > r->depth_mm) {
+		row = check_row(c, ROW_FAIL, "rack", "depth", plan_loc(p,
+		    r->src, "depth_mm"));
+		row->subject = check_rack_subject(r);
+		row->measured = xasprintf("%s mm (%s)", check_num(a->depth).s,
+		    a->deepest);
+		row->limit = xasprintf("%s mm", check_num(r->depth_mm).s);
+		row->hint = xasprintf("'%s' is deeper than the rack: use a "
+		    "deeper rack or another chassis", a->deepest);
+		row->value = a->depth;
+		row->max = r->depth_mm;
+	} else {
+		row = check_row(c, a->dunknown ? ROW_WARN : ROW_OK, "rack",
+		    "depth", plan_loc(p, r->src, "depth_mm"));
+		row->subject = xasprintf("rack '%s'", r->name);
+		row->measured = !isnan(a->depth) ? xasprintf("%s mm (%s)",
+		    check_num(a->depth).s, a->deepest) : xstrdup("unknown");
+		row->limit = xasprintf("%s mm", check_num(r->depth_mm).s);
+		row->hint = a->dunknown ? xasprintf("depth unknown for %zu of "
+		    "%zu (%s'%s'): measure, and give depth_mm in a profiles dir"
+		    , a->dunknown, a->nodes + a->switches, a->dunknown_mixed ?
+		    "e.g. " : "", a->dunknown_model) : NULL;
+		row->value = a->depth;
+		row->max = r->depth_mm;
+	}
 
 	/* what the draw figures rest on */
 	if (a->nohw)
@@ -1763,12 +1825,16 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 		if (j == nfeeds)
 			feeds[nfeeds++] = r->pdus[i].feed;
 	}
-	if (r->npdus == 0)
-		check_add(c, CHECK_SKIP, "rack", check_rack_subject(r),
-		    "power", xasprintf("%s W", check_num(draw).s),
-		    xstrdup("no PDUs given"), xstrdup("give pdus: [ { volts, "
-		    "amps, phases, feed } ] to check the rack's power"), draw,
-		    NAN, plan_loc(p, r->src, NULL));
+	if (r->npdus == 0) {
+		row = check_row(c, ROW_SKIP, "rack", "power", plan_loc(p,
+		    r->src, NULL));
+		row->subject = check_rack_subject(r);
+		row->measured = xasprintf("%s W", check_num(draw).s);
+		row->limit = xstrdup("no PDUs given");
+		row->hint = xstrdup("give pdus: [ { volts, amps, phases, feed "
+		    "} ] to check the rack's power");
+		row->value = draw;
+	}
 	for (j = 0; j < nfeeds; j++) {
 		const struct plan_pdu	*first = NULL;
 		double			 cap = 0;
@@ -1793,47 +1859,55 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 			n++;
 		}
 		sev = check_grade(draw, cap, a->est || a->switch_est);
-		if (sev == CHECK_FAIL)
+		if (sev == ROW_FAIL)
 			buf_addf(&h, "%s; ", nfeeds > 1 ? "with A+B feeds each "
 			    "feed alone must carry the whole rack: add PDU "
 			    "capacity to this feed or move load out" :
 			    "add PDU capacity or move load out");
 		buf_adds(&h, d.buf);
-		check_add(c, sev, "rack", xasprintf("rack '%s' feed %s",
-		    r->name, feeds[j]), "power", xasprintf("%s W (%s)",
-		    check_num(draw).s, check_pct(draw, cap).s), same ?
-		    xasprintf("%s W (%zu x %s V %s A%s x %g)",
+		row = check_row(c, sev, "rack", "power", plan_loc(p, r->src,
+		    "pdus"));
+		row->subject = xasprintf("rack '%s' feed %s", r->name,
+		    feeds[j]);
+		row->measured = xasprintf("%s W (%s)", check_num(draw).s,
+		    check_pct(draw, cap).s);
+		row->limit = same ? xasprintf("%s W (%zu x %s V %s A%s x %g)",
 		    check_num(cap).s, n, check_num(first->volts).s,
 		    check_num(first->amps).s, first->phases == 3 ? " 3-phase" :
-		    "", first->derate) : xasprintf("%s W (%zu "
-		    "PDUs)", check_num(cap).s, n), buf_detach(&h, NULL), draw,
-		    cap, plan_loc(p, r->src, "pdus"));
+		    "", first->derate) : xasprintf("%s W (%zu PDUs)",
+		    check_num(cap).s, n);
+		row->hint = buf_detach(&h, NULL);
+		row->value = draw;
+		row->max = cap;
 	}
 
 	/* heat */
-	if (isnan(r->cooling_kw))
-		check_add(c, CHECK_SKIP, "rack", check_rack_subject(r),
-		    "heat", xasprintf("%s BTU/h (%s W)",
-		    check_int(draw * CHECK_BTU_PER_W).s, check_num(draw).s),
-		    xstrdup("cooling_kw not given"), xstrdup("give the rack's "
-		    "cooling_kw to check it"), draw * CHECK_BTU_PER_W, NAN,
-		    plan_loc(p, r->src, NULL));
-	else {
+	if (isnan(r->cooling_kw)) {
+		row = check_row(c, ROW_SKIP, "rack", "heat", plan_loc(p, r->src,
+		    NULL));
+		row->subject = check_rack_subject(r);
+		row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
+		    CHECK_BTU_PER_W).s, check_num(draw).s);
+		row->limit = xstrdup("cooling_kw not given");
+		row->hint = xstrdup("give the rack's cooling_kw to check it");
+		row->value = draw * CHECK_BTU_PER_W;
+	} else {
 		double	lim = r->cooling_kw * 1000;
 
 		sev = check_grade(draw, lim, a->est || a->switch_est);
-		check_add(c, sev, "rack", xasprintf("rack '%s'", r->name),
-		    "heat", xasprintf("%s BTU/h (%s W)",
-		    check_int(draw * CHECK_BTU_PER_W).s, check_num(draw).s),
-		    xasprintf("%s BTU/h (%s kW)",
-		    check_int(lim * CHECK_BTU_PER_W).s,
-		    check_num(r->cooling_kw).s), sev == CHECK_FAIL ?
-		    xasprintf("short by %s BTU/h: more cooling, less load in "
-		    "this rack, or liquid cooling for the densest racks",
-		    check_int((draw - lim) * CHECK_BTU_PER_W).s) :
-		    note.len ? xstrdup(note.buf) : NULL,
-		    draw * CHECK_BTU_PER_W, lim * CHECK_BTU_PER_W,
-		    plan_loc(p, r->src, "cooling_kw"));
+		row = check_row(c, sev, "rack", "heat", plan_loc(p, r->src,
+		    "cooling_kw"));
+		row->subject = xasprintf("rack '%s'", r->name);
+		row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
+		    CHECK_BTU_PER_W).s, check_num(draw).s);
+		row->limit = xasprintf("%s BTU/h (%s kW)", check_int(lim *
+		    CHECK_BTU_PER_W).s, check_num(r->cooling_kw).s);
+		row->hint = sev == ROW_FAIL ? xasprintf("short by %s BTU/h: "
+		    "more cooling, less load in this rack, or liquid cooling "
+		    "for the densest racks", check_int((draw - lim) *
+		    CHECK_BTU_PER_W).s) : note.len ? xstrdup(note.buf) : NULL;
+		row->value = draw * CHECK_BTU_PER_W;
+		row->max = lim * CHECK_BTU_PER_W;
 	}
 	buf_release(&d);
 	buf_release(&note);
@@ -1842,6 +1916,7 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 static void
 check_racks(struct check_ctx *c)
 {
+	struct row		*row;
 	const struct plan	*p = c->p;
 	struct check_rack	*ra = xcalloc(p->nracks + 1, sizeof *ra);
 	struct check_cap	 cap = { 0, 0 }, capr = { 0, 0 };
@@ -1894,17 +1969,18 @@ check_racks(struct check_ctx *c)
 		h = check_node_height(c, nd);
 		if (h < 0) {
 			a->conflicts++;
-			if (check_cap_take(&capr))
-				check_add(c, CHECK_FAIL, "rack",
-				    xasprintf("rack '%s'", nd->rackp->name),
-				    "units", xasprintf("node '%s' (%s)",
-				    nd->name, sys->m.id),
-				    xstrdup("rack-mountable chassis"),
-				    xasprintf("'%s' is not rack-mountable: "
-				    "leave rack and u out, or use a rack "
-				    "system",
-				    sys->m.id), NAN, NAN, plan_loc(p, nd->src,
-				    "rack"));
+			if (check_cap_take(&capr)) {
+				row = check_row(c, ROW_FAIL, "rack", "units",
+				    plan_loc(p, nd->src, "rack"));
+				row->subject = xasprintf("rack '%s'",
+				    nd->rackp->name);
+				row->measured = xasprintf("node '%s' (%s)",
+				    nd->name, sys->m.id);
+				row->limit = xstrdup("rack-mountable chassis");
+				row->hint = xasprintf("'%s' is not "
+				    "rack-mountable: leave rack and u out, or "
+				    "use a rack system", sys->m.id);
+			}
 			continue;
 		}
 		if (nd->hw == NULL || c->hw[nd->hw - p->hw].height == 0) {
@@ -2005,6 +2081,7 @@ check_addr_unique(struct check_ctx *c, struct check_addrs *as,
     const struct plan_node *nd, const char *addr, const char *kind,
     int iface, struct prov_loc loc)
 {
+	struct row		*row;
 	struct check_addr	*rec = &as->v[as->n++], *prev;
 	char			*a, *b;
 	int			 kinds;
@@ -2021,10 +2098,11 @@ check_addr_unique(struct check_ctx *c, struct check_addrs *as,
 	    strcmp(prev->kind, kind) != 0;
 	a = check_addr_desc(prev, kinds);
 	b = check_addr_desc(rec, kinds);
-	check_add(c, CHECK_FAIL, "network", xasprintf("node '%s'", nd->name),
-	    "unique address", xasprintf("duplicate address %s: %s, %s", addr,
-	    a, b), xstrdup("one owner per address"), xasprintf("give one of "
-	    "them another address"), NAN, NAN, loc);
+	row = check_row(c, ROW_FAIL, "network", "unique address", loc);
+	row->subject = xasprintf("node '%s'", nd->name);
+	row->measured = xasprintf("duplicate address %s: %s, %s", addr, a, b);
+	row->limit = xstrdup("one owner per address");
+	row->hint = xasprintf("give one of them another address");
 	free(a);
 	free(b);
 }
@@ -2034,17 +2112,22 @@ check_addr_outside(struct check_ctx *c, struct check_addrs *as,
     const struct plan_node *nd, const char *what, char *measured,
     const struct plan_net *want, const char *why, struct prov_loc loc)
 {
+	struct row	*row;
+
 	as->nout++;
 	if (!check_cap_take(&as->cap_cidr)) {
 		free(measured);
 		return;
 	}
-	check_add(c, CHECK_FAIL, "network", xasprintf("node '%s'", nd->name),
-	    what, measured, want != NULL ? xasprintf("inside %s '%s' %s", why,
+	row = check_row(c, ROW_FAIL, "network", what, loc);
+	row->subject = xasprintf("node '%s'", nd->name);
+	row->measured = measured;
+	row->limit = want != NULL ? xasprintf("inside %s '%s' %s", why,
 	    want->name, want->cidr) : xstrdup("inside one of the plan's "
-	    "networks"), want != NULL ? xasprintf("use an address in %s, or "
-	    "fix the network's cidr", want->cidr) : xstrdup("add the network "
-	    "under networks: or fix the address"), NAN, NAN, loc);
+	    "networks");
+	row->hint = want != NULL ? xasprintf("use an address in %s, or fix the "
+	    "network's cidr", want->cidr) : xstrdup("add the network under "
+	    "networks: or fix the address");
 }
 
 /* The first network holding a, preferring those with `role`; NULL when none. */
@@ -2171,6 +2254,7 @@ check_node_addrs(struct check_ctx *c, struct check_addrs *as,
 static void
 check_net_ports(struct check_ctx *c)
 {
+	struct row		*row;
 	const struct plan	*p = c->p;
 	size_t			 h, i;
 
@@ -2178,7 +2262,7 @@ check_net_ports(struct check_ctx *c)
 		const struct check_hw	*ch = &c->hw[h];
 		const struct plan_hw	*hw = ch->hw;
 		struct buf		 d = BUF_INIT;
-		enum check_sev		 sev;
+		enum row_verdict		 sev;
 
 		for (i = 0; i < ch->nnics; i++) {
 			const struct check_nic	*cn = &ch->nics[i];
@@ -2207,18 +2291,22 @@ check_net_ports(struct check_ctx *c)
 				buf_adds(&d, " (ports unknown)");
 		}
 		if (ch->ports >= CHECK_MIN_PORTS)
-			sev = CHECK_OK;
+			sev = ROW_OK;
 		else
-			sev = ch->ports_unknown ? CHECK_WARN : CHECK_FAIL;
-		check_add(c, sev, "network", check_hw_subject(hw), "ports",
-		    xasprintf("%ld %s", ch->ports, check_plural(ch->ports,
-		    "port", "ports")), xasprintf(">= %d (cluster + "
-		    "management)", CHECK_MIN_PORTS), sev == CHECK_FAIL ?
-		    xasprintf("every node needs one port for cluster traffic "
-		    "and one for management: add a NIC%s%s", d.len ? "; has " :
-		    "", d.buf) : d.len ? xstrdup(d.buf) : NULL,
-		    (double)ch->ports, CHECK_MIN_PORTS, plan_loc(p,
-		    hw->src, hw->nnics > 0 ? "nics" : "system"));
+			sev = ch->ports_unknown ? ROW_WARN : ROW_FAIL;
+		row = check_row(c, sev, "network", "ports", plan_loc(p, hw->src,
+		    hw->nnics > 0 ? "nics" : "system"));
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld %s", ch->ports,
+		    check_plural(ch->ports, "port", "ports"));
+		row->limit = xasprintf(">= %d (cluster + management)",
+		    CHECK_MIN_PORTS);
+		row->hint = sev == ROW_FAIL ? xasprintf("every node needs "
+		    "one port for cluster traffic and one for management: add "
+		    "a NIC%s%s", d.len ? "; has " : "", d.buf) : d.len ?
+		    xstrdup(d.buf) : NULL;
+		row->value = (double)ch->ports;
+		row->max = CHECK_MIN_PORTS;
 		buf_release(&d);
 
 		/* A NIC on a network of another kind or a faster speed. */
@@ -2233,27 +2321,31 @@ check_net_ports(struct check_ctx *c)
 			    cn->src != NULL ? "network" : "system");
 			if (n->kind != NULL && cn->net->kind != NULL &&
 			    strcmp(n->kind, "vpi") != 0 &&
-			    strcmp(n->kind, cn->net->kind) != 0)
-				check_add(c, CHECK_FAIL, "network",
-				    check_hw_subject(hw), "NIC kind",
-				    xasprintf("%s (%s)", n->m.id, n->kind),
-				    xasprintf("network '%s': %s", cn->net->name,
-				    cn->net->kind), xasprintf("an %s NIC "
-				    "cannot join an %s network: use a %s or "
-				    "VPI NIC",
-				    n->kind, cn->net->kind, cn->net->kind),
-				    NAN, NAN, loc);
-			else if (!isnan(n->gbps) && !isnan(cn->net->gbps) &&
-			    n->gbps < cn->net->gbps)
-				check_add(c, CHECK_WARN, "network",
-				    check_hw_subject(hw), "NIC speed",
-				    xasprintf("%s Gb/s (%s)",
-				    check_num(n->gbps).s, n->m.id),
-				    xasprintf("network '%s': %s Gb/s",
-				    cn->net->name, check_num(cn->net->gbps).s),
-				    xasprintf("the link runs at the NIC's "
-				    "%s Gb/s", check_num(n->gbps).s), n->gbps,
-				    cn->net->gbps, loc);
+			    strcmp(n->kind, cn->net->kind) != 0) {
+				row = check_row(c, ROW_FAIL, "network",
+				    "NIC kind", loc);
+				row->subject = check_hw_subject(hw);
+				row->measured = xasprintf("%s (%s)", n->m.id,
+				    n->kind);
+				row->limit = xasprintf("network '%s': %s",
+				    cn->net->name, cn->net->kind);
+				row->hint = xasprintf("an %s NIC cannot join "
+				    "an %s network: use a %s or VPI NIC",
+				    n->kind, cn->net->kind, cn->net->kind);
+			} else if (!isnan(n->gbps) && !isnan(cn->net->gbps) &&
+			    n->gbps < cn->net->gbps) {
+				row = check_row(c, ROW_WARN, "network",
+				    "NIC speed", loc);
+				row->subject = check_hw_subject(hw);
+				row->measured = xasprintf("%s Gb/s (%s)",
+				    check_num(n->gbps).s, n->m.id);
+				row->limit = xasprintf("network '%s': %s Gb/s",
+				    cn->net->name, check_num(cn->net->gbps).s);
+				row->hint = xasprintf("the link runs at the "
+				    "NIC's %s Gb/s", check_num(n->gbps).s);
+				row->value = n->gbps;
+				row->max = cn->net->gbps;
+			}
 		}
 	}
 }
@@ -2280,6 +2372,7 @@ check_fast_nets(const struct plan *p)
 static void
 check_network(struct check_ctx *c)
 {
+	struct row		*row;
 	const struct plan	*p = c->p;
 	struct check_net	*nets = xcalloc(p->nnets + 1, sizeof *nets);
 	struct check_addrs	 as;
@@ -2347,31 +2440,38 @@ check_network(struct check_ctx *c)
 			nmac++;
 			if ((prev = strmap_add(&macs, m, (void *)nd)) != NULL) {
 				nmacdup++;
-				if (check_cap_take(&cap_mac))
-					check_add(c, CHECK_FAIL, "network",
-					    xasprintf("node '%s'", nd->name),
-					    "unique MAC", xasprintf("duplicate "
+				if (check_cap_take(&cap_mac)) {
+					row = check_row(c, ROW_FAIL, "network",
+					    "unique MAC", plan_loc(p, nd->src,
+					    "mac"));
+					row->subject = xasprintf("node '%s'",
+					    nd->name);
+					row->measured = xasprintf("duplicate "
 					    "MAC %s: %s, %s", m, prev->name,
-					    nd->name), xstrdup("one node per "
-					    "MAC"), xstrdup("fix the MAC of "
-					    "one of them"), NAN, NAN,
-					    plan_loc(p, nd->src, "mac"));
+					    nd->name);
+					row->limit = xstrdup("one node per MAC"
+					    );
+					row->hint = xstrdup("fix the MAC of "
+					    "one of them");
+				}
 			}
 		}
 		if (ngpun >= 2 && nfastnets > 0 && ch != NULL &&
 		    ch->hw->ngpus > 0 && !inference) {
 			if (fast)
 				nfast++;
-			else if (check_cap_take(&cap_fab))
-				check_add(c, CHECK_FAIL, "network",
-				    xasprintf("node '%s'", nd->name), "fabric",
-				    xstrdup("no fast NIC on an InfiniBand or "
-				    ">= 100 Gb/s network"), xasprintf("fabric: "
-				    "%s", fastnets), xasprintf("attach a fast "
-				    "NIC of '%s' to the fabric (nics: "
-				    "network:) or give the node an interface "
-				    "on it", ch->hw->name), NAN, NAN,
-				    plan_loc(p, nd->src, "hardware"));
+			else if (check_cap_take(&cap_fab)) {
+				row = check_row(c, ROW_FAIL, "network", "fabric"
+				    , plan_loc(p, nd->src, "hardware"));
+				row->subject = xasprintf("node '%s'", nd->name);
+				row->measured = xstrdup("no fast NIC on an "
+				    "InfiniBand or >= 100 Gb/s network");
+				row->limit = xasprintf("fabric: %s", fastnets);
+				row->hint = xasprintf("attach a fast NIC of "
+				    "'%s' to the fabric (nics: network:) or "
+				    "give the node an interface on it",
+				    ch->hw->name);
+			}
 		}
 	}
 	check_cap_flush(c, &cap_fab, "network", "fabric");
@@ -2380,34 +2480,47 @@ check_network(struct check_ctx *c)
 	check_cap_flush(c, &cap_mac, "network", "unique MAC");
 
 	/* fabric */
-	if (inference && ngpun >= 2)
-		check_add(c, CHECK_SKIP, "network", xstrdup("GPU nodes"),
-		    "fabric", xasprintf("%s GPU %s", check_int((double)ngpun).s,
-		    check_plural((long)ngpun, "node", "nodes")),
-		    xstrdup("workload: inference"), xstrdup("inference runs "
-		    "within a node: no GPU-to-GPU traffic between nodes"),
-		    (double)ngpun, NAN, ploc);
-	else if (ngpun < 2)
-		check_add(c, CHECK_SKIP, "network", xstrdup("GPU nodes"),
-		    "fabric", xasprintf("%s GPU %s", check_int((double)ngpun).s,
-		    check_plural((long)ngpun, "node", "nodes")),
-		    xstrdup("needed from 2 GPU nodes"), NULL, (double)ngpun, 2,
-		    ploc);
-	else if (nfastnets == 0)
-		check_add(c, CHECK_FAIL, "network", xstrdup("networks"),
-		    "fabric", xstrdup("no InfiniBand or >= 100 Gb/s network"),
-		    xasprintf("InfiniBand or >= 100 GbE for %s GPU nodes",
-		    check_int((double)ngpun).s), xstrdup("GPU-to-GPU traffic "
-		    "between nodes wants InfiniBand or 100 GbE or faster: add "
-		    "a network with kind: infiniband or gbps: 100 (or more) "
-		    "and attach the GPU nodes' NICs to it"), 0,
-		    CHECK_FAST_GBPS, ploc);
-	else if (nfast == ngpun)
-		check_add(c, CHECK_OK, "network", xstrdup("GPU nodes"),
-		    "fabric", xasprintf("%s of %s on a fast network",
-		    check_int((double)nfast).s, check_int((double)ngpun).s),
-		    xasprintf("InfiniBand or >= 100 Gb/s: %s",
-		    fastnets), NULL, (double)nfast, (double)ngpun, ploc);
+	if (inference && ngpun >= 2) {
+		row = check_row(c, ROW_SKIP, "network", "fabric", ploc);
+		row->subject = xstrdup("GPU nodes");
+		row->measured = xasprintf("%s GPU %s",
+		    check_int((double)ngpun).s, check_plural((long)ngpun, "node"
+		    , "nodes"));
+		row->limit = xstrdup("workload: inference");
+		row->hint = xstrdup("inference runs within a node: no "
+		    "GPU-to-GPU traffic between nodes");
+		row->value = (double)ngpun;
+	} else if (ngpun < 2) {
+		row = check_row(c, ROW_SKIP, "network", "fabric", ploc);
+		row->subject = xstrdup("GPU nodes");
+		row->measured = xasprintf("%s GPU %s",
+		    check_int((double)ngpun).s, check_plural((long)ngpun, "node"
+		    , "nodes"));
+		row->limit = xstrdup("needed from 2 GPU nodes");
+		row->value = (double)ngpun;
+		row->max = 2;
+	} else if (nfastnets == 0) {
+		row = check_row(c, ROW_FAIL, "network", "fabric", ploc);
+		row->subject = xstrdup("networks");
+		row->measured = xstrdup("no InfiniBand or >= 100 Gb/s network");
+		row->limit = xasprintf("InfiniBand or >= 100 GbE for %s GPU "
+		    "nodes", check_int((double)ngpun).s);
+		row->hint = xstrdup("GPU-to-GPU traffic between nodes wants "
+		    "InfiniBand or 100 GbE or faster: add a network with kind: "
+		    "infiniband or gbps: 100 (or more) and attach the GPU "
+		    "nodes' NICs to it");
+		row->value = 0;
+		row->max = CHECK_FAST_GBPS;
+	} else if (nfast == ngpun) {
+		row = check_row(c, ROW_OK, "network", "fabric", ploc);
+		row->subject = xstrdup("GPU nodes");
+		row->measured = xasprintf("%s of %s on a fast network",
+		    check_int((double)nfast).s, check_int((double)ngpun).s);
+		row->limit = xasprintf("InfiniBand or >= 100 Gb/s: %s",
+		    fastnets);
+		row->value = (double)nfast;
+		row->max = (double)ngpun;
+	}
 
 	/* switch ports against links */
 	for (h = 0; h < p->nhw; h++)
@@ -2437,90 +2550,118 @@ check_network(struct check_ctx *c)
 		struct prov_loc		 loc = plan_loc(p, n->src, NULL);
 
 		if (cn->nswitches == 0) {
-			if (cn->links > 0)
-				check_add(c, CHECK_SKIP, "network",
-				    xasprintf("network '%s'", n->name),
-				    "switch ports", xasprintf("%s %s",
+			if (cn->links > 0) {
+				row = check_row(c, ROW_SKIP, "network",
+				    "switch ports", loc);
+				row->subject = xasprintf("network '%s'",
+				    n->name);
+				row->measured = xasprintf("%s %s",
 				    check_int((double)cn->links).s,
 				    check_plural((long)cn->links, "link",
-				    "links")), xstrdup("no switch on this "
-				    "network in the plan"), xasprintf("list "
-				    "its switches under switches: with "
-				    "network: %s", n->name), (double)cn->links,
-				    NAN, loc);
-		} else
-			check_add(c, cn->links > cn->ports ? CHECK_FAIL :
-			    CHECK_OK, "network", xasprintf("network '%s'",
-			    n->name), "switch ports", xasprintf("%s %s",
+				    "links"));
+				row->limit = xstrdup("no switch on this "
+				    "network in the plan");
+				row->hint = xasprintf("list its switches under "
+				    "switches: with network: %s", n->name);
+				row->value = (double)cn->links;
+			}
+		} else {
+			row = check_row(c, cn->links > cn->ports ? ROW_FAIL :
+			    ROW_OK, "network", "switch ports", loc);
+			row->subject = xasprintf("network '%s'", n->name);
+			row->measured = xasprintf("%s %s",
 			    check_int((double)cn->links).s,
-			    check_plural((long)cn->links, "link", "links")),
-			    cn->model != NULL ? xasprintf("%s ports (%zu x %s)",
-			    check_int((double)cn->ports).s, cn->nswitches,
-			    cn->model) : xasprintf("%s ports (%zu switches)",
-			    check_int((double)cn->ports).s, cn->nswitches),
-			    cn->links > cn->ports ? xasprintf("short by %s "
-			    "ports: add a switch, or use splitter cables where "
-			    "the switch supports them", check_int((double)
-			    (cn->links - cn->ports)).s) : NULL,
-			    (double)cn->links, (double)cn->ports, loc);
-		if (cn->nin > 0 && cn->nout == 0)
-			check_add(c, CHECK_OK, "network", xasprintf("network "
-			    "'%s'", n->name), "addresses", xasprintf("%s %s "
-			    "inside", check_int((double)cn->nin).s,
-			    check_plural((long)cn->nin, "address",
-			    "addresses")),
-			    xstrdup(n->cidr), NULL, (double)cn->nin, NAN,
+			    check_plural((long)cn->links, "link", "links"));
+			row->limit = cn->model != NULL ? xasprintf("%s ports "
+			    "(%zu x %s)", check_int((double)cn->ports).s,
+			    cn->nswitches, cn->model) : xasprintf("%s ports "
+			    "(%zu switches)", check_int((double)cn->ports).s,
+			    cn->nswitches);
+			row->hint = cn->links > cn->ports ? xasprintf(
+			    "short by %s ports: add a switch, or use splitter "
+			    "cables where the switch supports them",
+			    check_int((double) (cn->links - cn->ports)).s) :
+			    NULL;
+			row->value = (double)cn->links;
+			row->max = (double)cn->ports;
+		}
+		if (cn->nin > 0 && cn->nout == 0) {
+			row = check_row(c, ROW_OK, "network", "addresses",
 			    plan_loc(p, n->src, "cidr"));
+			row->subject = xasprintf("network '%s'", n->name);
+			row->measured = xasprintf("%s %s inside",
+			    check_int((double)cn->nin).s,
+			    check_plural((long)cn->nin, "address", "addresses"
+			    ));
+			row->limit = xstrdup(n->cidr);
+			row->value = (double)cn->nin;
+		}
 	}
 
 	/* addresses, MACs and names over the whole plan */
-	if (as.nonip > 0)
-		check_add(c, CHECK_WARN, "network", xstrdup("nodes"),
-		    "addresses", xasprintf("%s not IPv4 (e.g. '%s')",
-		    check_int((double)as.nonip).s, as.nonip_example),
-		    xstrdup("IPv4 inside a network"), xstrdup("names are not "
-		    "checked against the networks"), (double)as.nonip, NAN,
-		    ploc);
-	if (p->nnets == 0 && as.n > as.nonip)
-		check_add(c, CHECK_SKIP, "network", xstrdup("nodes"),
-		    "addresses", xasprintf("%s %s", check_int((double)as.n).s,
-		    check_plural((long)as.n, "address", "addresses")),
-		    xstrdup("no networks in the plan"), xstrdup("define "
-		    "networks: to check the addresses against them"),
-		    (double)as.n, NAN, ploc);
-	if (as.n > 0 && as.ndup == 0)
-		check_add(c, CHECK_OK, "network", xstrdup("all nodes"),
-		    "unique address", xasprintf("%s %s",
-		    check_int((double)as.n).s, check_plural((long)as.n,
-		    "address", "addresses")), xstrdup("no duplicates"), NULL,
-		    (double)as.n, NAN, ploc);
-	if (nmac > 0 && nmacdup == 0)
-		check_add(c, CHECK_OK, "network", xstrdup("all nodes"),
-		    "unique MAC", xasprintf("%s %s", check_int((double)nmac).s,
-		    check_plural((long)nmac, "MAC", "MACs")),
-		    xstrdup("no duplicates"), NULL, (double)nmac, NAN, ploc);
+	if (as.nonip > 0) {
+		row = check_row(c, ROW_WARN, "network", "addresses", ploc);
+		row->subject = xstrdup("nodes");
+		row->measured = xasprintf("%s not IPv4 (e.g. '%s')",
+		    check_int((double)as.nonip).s, as.nonip_example);
+		row->limit = xstrdup("IPv4 inside a network");
+		row->hint = xstrdup("names are not checked against the networks"
+		    );
+		row->value = (double)as.nonip;
+	}
+	if (p->nnets == 0 && as.n > as.nonip) {
+		row = check_row(c, ROW_SKIP, "network", "addresses", ploc);
+		row->subject = xstrdup("nodes");
+		row->measured = xasprintf("%s %s", check_int((double)as.n).s,
+		    check_plural((long)as.n, "address", "addresses"));
+		row->limit = xstrdup("no networks in the plan");
+		row->hint = xstrdup("define networks: to check the addresses "
+		    "against them");
+		row->value = (double)as.n;
+	}
+	if (as.n > 0 && as.ndup == 0) {
+		row = check_row(c, ROW_OK, "network", "unique address", ploc);
+		row->subject = xstrdup("all nodes");
+		row->measured = xasprintf("%s %s", check_int((double)as.n).s,
+		    check_plural((long)as.n, "address", "addresses"));
+		row->limit = xstrdup("no duplicates");
+		row->value = (double)as.n;
+	}
+	if (nmac > 0 && nmacdup == 0) {
+		row = check_row(c, ROW_OK, "network", "unique MAC", ploc);
+		row->subject = xstrdup("all nodes");
+		row->measured = xasprintf("%s %s", check_int((double)nmac).s,
+		    check_plural((long)nmac, "MAC", "MACs"));
+		row->limit = xstrdup("no duplicates");
+		row->value = (double)nmac;
+	}
 	for (i = 0; i < p->nswitches; i++) {
 		const struct plan_switch	*s = &p->switches[i];
 
 		if (s->name == NULL || plan_node(p, s->name) == NULL)
 			continue;
-		if (check_cap_take(&cap_name))
-			check_add(c, CHECK_FAIL, "network", xasprintf("switch "
-			    "'%s'", s->name), "unique name", xasprintf("'%s' "
-			    "is also a node", s->name), xstrdup("one host name "
-			    "per device"), xstrdup("rename the switch or the "
-			    "node"), NAN, NAN, plan_loc(p, s->src, NULL));
+		if (check_cap_take(&cap_name)) {
+			row = check_row(c, ROW_FAIL, "network", "unique name",
+			    plan_loc(p, s->src, NULL));
+			row->subject = xasprintf("switch '%s'", s->name);
+			row->measured = xasprintf("'%s' is also a node",
+			    s->name);
+			row->limit = xstrdup("one host name per device");
+			row->hint = xstrdup("rename the switch or the node");
+		}
 	}
 	check_cap_flush(c, &cap_name, "network", "unique name");
-	if (cap_name.shown == 0 && p->nnodes + p->nswitches > 0)
-		check_add(c, CHECK_OK, "network", xstrdup("all nodes"),
-		    "unique name", xasprintf("%s %s, %zu %s",
+	if (cap_name.shown == 0 && p->nnodes + p->nswitches > 0) {
+		row = check_row(c, ROW_OK, "network", "unique name", ploc);
+		row->subject = xstrdup("all nodes");
+		row->measured = xasprintf("%s %s, %zu %s",
 		    check_int((double)p->nnodes).s,
 		    check_plural((long)p->nnodes, "node", "nodes"),
-		    p->nswitches,
-		    check_plural((long)p->nswitches, "switch", "switches")),
-		    xstrdup("no duplicates"), NULL, (double)(p->nnodes +
-		    p->nswitches), NAN, ploc);
+		    p->nswitches, check_plural((long)p->nswitches, "switch",
+		    "switches"));
+		row->limit = xstrdup("no duplicates");
+		row->value = (double)(p->nnodes + p->nswitches);
+	}
 
 	free(fastnets);
 	free(as.v);
@@ -2535,6 +2676,7 @@ check_network(struct check_ctx *c)
 static void
 check_nohw(struct check_ctx *c)
 {
+	struct row		*row;
 	const struct plan	*p = c->p;
 	const struct plan_node	*first = NULL;
 	struct buf		 b = BUF_INIT;
@@ -2554,18 +2696,20 @@ check_nohw(struct check_ctx *c)
 	}
 	if (n > 3)
 		buf_adds(&b, ", ...");
-	check_add(c, CHECK_SKIP, "pcie", n == 1 ? xasprintf("node '%s'",
-	    first->name) : xasprintf("%s nodes (%s)", check_int((double)n).s,
-	    b.buf), "hardware", xstrdup("no hardware model"),
-	    xstrdup("not checked"), xstrdup("give the nodes hardware: to "
-	    "check slots, power, rack and memory"), (double)n, NAN,
-	    plan_loc(p, first->src, "name"));
+	row = check_row(c, ROW_SKIP, "pcie", "hardware", plan_loc(p, first->src,
+	    "name"));
+	row->subject = n == 1 ? xasprintf("node '%s'", first->name) :
+	    xasprintf("%s nodes (%s)", check_int((double)n).s, b.buf);
+	row->measured = xstrdup("no hardware model");
+	row->limit = xstrdup("not checked");
+	row->hint = xstrdup("give the nodes hardware: to check slots, power, "
+	    "rack and memory");
+	row->value = (double)n;
 	buf_release(&b);
 }
 
 int
-check_plan(struct check_result *out, const struct plan *p,
-    struct prov_err *err)
+check_plan(struct rows *out, const struct plan *p, struct prov_err *err)
 {
 	struct check_ctx	c;
 	size_t			i;
@@ -2593,6 +2737,7 @@ check_plan(struct check_result *out, const struct plan *p,
 	check_network(&c);
 	for (i = 0; i < p->nhw; i++)
 		check_memory(&c, &p->hw[i]);
+	rows_blank(out);
 
 	for (i = 0; i < p->nhw; i++) {
 		free(c.hw[i].nics);
@@ -2603,22 +2748,4 @@ check_plan(struct check_result *out, const struct plan *p,
 	free(c.hw);
 	free(c.volts);
 	return 0;
-}
-
-void
-check_result_release(struct check_result *r)
-{
-	size_t	i;
-
-	if (r == NULL)
-		return;
-	for (i = 0; i < r->n; i++) {
-		free(r->rows[i].subject);
-		free(r->rows[i].what);
-		free(r->rows[i].measured);
-		free(r->rows[i].limit);
-		free(r->rows[i].hint);
-	}
-	free(r->rows);
-	memset(r, 0, sizeof *r);
 }

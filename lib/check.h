@@ -3,12 +3,12 @@
  * PCIe slot fit and lanes, PSU budget, rack units, depth, feeds and heat,
  * network ports, fabric, switch ports and addresses, and memory.
  *
- *	struct check_result res = CHECK_RESULT_INIT;
- *	if (check_plan(&res, plan, &err) != 0)
+ *	struct rows	rows = ROWS_INIT;
+ *	if (check_plan(&rows, plan, &err) != 0)
  *		... could not run at all ...
- *	for (i = 0; i < res.n; i++) ... res.rows[i] ...
- *	exit res.nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
- *	check_result_release(&res);
+ *	for (i = 0; i < rows.n; i++) ... rows.v[i] ...
+ *	exit rows_count(&rows, ROW_FAIL) > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+ *	rows_release(&rows);
  *
  * A failed check is a row, not an error: check_plan() returns -1 only when
  * it cannot look at the plan.  Every row states the measured number and
@@ -22,8 +22,8 @@
  * defaults below, says so in the row's hint and gives at best a warning:
  * an unknown is never a silent pass.
  *
- * The result owns every string of its rows; check_result_release() frees
- * them.  `group` is a static string; `loc.file` is borrowed from the plan.
+ * The rows (row.h) own their strings; `group` is a static string,
+ * `loc.file` is borrowed from the plan.
  */
 #ifndef PROV_CHECK_H
 #define PROV_CHECK_H
@@ -33,6 +33,7 @@
 #include "err.h"
 
 struct plan;
+struct rows;
 struct plan_hw;
 struct plan_net;
 struct cat_slot;
@@ -53,15 +54,8 @@ struct cat_slot;
 #define CHECK_MAX_ROWS		20	/* fails per check, then "... N more" */
 #define CHECK_SEARCH_STEPS	2000000	/* slot search budget per model */
 
-enum check_sev {
-	CHECK_OK = 0,
-	CHECK_WARN,
-	CHECK_FAIL,
-	CHECK_SKIP,
-};
-
 /*
- * One result.  group: "pcie" "power" "rack" "network" "memory".
+ * Its rows (row.h): group: "pcie" "power" "rack" "network" "memory".
  * subject: "hardware 'gpu-node'", "rack 'r01' feed A", "node 'gpu03'",
  * "network 'fabric'".  what: "PSU budget", "slot fit", "units", ...
  * measured and limit: exact numbers with units, "5,230 W (87.2%)" against
@@ -69,44 +63,13 @@ enum check_sev {
  * right, or for an ok row the detail (the slot assignment, how the draw
  * was summed); NULL when there is nothing to add.  value and max: the raw
  * numbers for --json, NAN when they do not apply.
- */
-struct check_row {
-	enum check_sev	 sev;
-	const char	*group;
-	char		*subject;
-	char		*what;
-	char		*measured;
-	char		*limit;
-	char		*hint;
-	double		 value, max;
-	struct prov_loc	 loc;		/* where in the plan */
-};
-
-struct check_result {
-	struct check_row	*rows;
-	size_t			 n, alloc;
-	size_t			 nok, nwarn, nfail, nskip;
-};
-
-#define CHECK_RESULT_INIT { NULL, 0, 0, 0, 0, 0, 0 }
-
-/*
+ *
  * Run every check over a loaded plan (plan_load(): hardware resolved to
  * catalog entries) and append the rows to `out`.  0 unless the checks
  * could not run at all (err says why); failed checks are rows.
  */
-int		 check_plan(struct check_result *out, const struct plan *,
+int		 check_plan(struct rows *out, const struct plan *,
 		    struct prov_err *err);
-void		 check_result_release(struct check_result *);
-/*
- * Append a row, for modules that report in check rows too (estimate).
- * Takes ownership of subject, measured, limit and hint (heap strings or
- * NULL); counts the severity.
- */
-void		 check_result_add(struct check_result *, enum check_sev,
-		    const char *group, char *subject, const char *what,
-		    char *measured, char *limit, char *hint, double value,
-		    double max, struct prov_loc loc);
 
 /* A network fit for GPU traffic between nodes: InfiniBand, or >= 100 Gb/s. */
 int		 check_net_fast(const struct plan_net *);
@@ -120,8 +83,6 @@ struct check_num {
 };
 
 struct check_num check_fmt(double v, int decimals);
-/* "ok" "warn" "fail" "skip". */
-const char	*check_sev_name(enum check_sev);
 
 /*
  * Full-load draw in W of one node of model `hw`, summed as the PSU budget

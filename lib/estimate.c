@@ -32,6 +32,7 @@
 #include "check.h"
 #include "estimate.h"
 #include "plan.h"
+#include "row.h"
 #include "schema.h"
 #include "str.h"
 
@@ -664,13 +665,16 @@ estimate_gb(double bytes)
 	return n;
 }
 
-static void
-estimate_add(struct estimate_ctx *c, enum check_sev sev, const char *group,
-    char *subject, const char *what, char *measured, char *limit,
-    char *hint, double value, double max)
+/* A row of `group` about `what`, at the plan's hardware (check_row()). */
+static struct row *
+estimate_row(struct estimate_ctx *c, enum row_verdict v, const char *group,
+    const char *what)
 {
-	check_result_add(&c->out->rows, sev, group, subject, what, measured,
-	    limit, hint, value, max, c->hw.loc);
+	struct row	*row = rows_add(&c->out->rows, v, what);
+
+	row->group = group;
+	row->loc = c->hw.loc;
+	return row;
 }
 
 /* "(S-A, S-B)" of a catalog entry, "" when it has none. */
@@ -914,6 +918,7 @@ out:
 static void
 estimate_rows_model(struct estimate_ctx *c)
 {
+	struct row			*row;
 	const struct estimate_model	*m = c->m;
 	struct estimate_result		*r = c->out;
 	double				 counted = estimate_params(m);
@@ -921,21 +926,23 @@ estimate_rows_model(struct estimate_ctx *c)
 	    estimate_sources(&m->preset->m) : xstrdup("");
 
 	r->params = isnan(m->params) ? counted : m->params;
-	estimate_add(c, CHECK_OK, "model", xasprintf("model '%s'", m->id),
-	    "parameters", xstrdup(estimate_count(r->params).s), NULL,
-	    isnan(m->params) ?
-	    xasprintf("counted from the shape: layer weights, biases and "
-	    "norms, %s embedding%s", m->tied ? "tied" : "untied",
-	    m->tied ? "" : "s") : xasprintf("published%s; the shape counts "
-	    "%s", src, estimate_count(counted).s), r->params, NAN);
-	estimate_add(c, CHECK_OK, "model", xasprintf("model '%s'", m->id),
-	    "shape", xasprintf("%ld layers x hidden %s", m->layers,
-	    check_fmt((double)m->hidden, 0).s), NULL, xasprintf("%ld heads "
-	    "of %ld, %ld key/value heads, %s %s, vocab %s, seq %s%s",
-	    m->heads, m->hidden / m->heads, m->kv_heads, m->gated ? "swiglu" :
-	    "gelu", check_fmt((double)m->ffn, 0).s,
+	row = estimate_row(c, ROW_OK, "model", "parameters");
+	row->subject = xasprintf("model '%s'", m->id);
+	row->measured = xstrdup(estimate_count(r->params).s);
+	row->hint = isnan(m->params) ? xasprintf("counted from the shape: "
+	    "layer weights, biases and norms, %s embedding%s", m->tied ? "tied"
+	    : "untied", m->tied ? "" : "s") : xasprintf("published%s; the "
+	    "shape counts %s", src, estimate_count(counted).s);
+	row->value = r->params;
+	row = estimate_row(c, ROW_OK, "model", "shape");
+	row->subject = xasprintf("model '%s'", m->id);
+	row->measured = xasprintf("%ld layers x hidden %s", m->layers,
+	    check_fmt((double)m->hidden, 0).s);
+	row->hint = xasprintf("%ld heads of %ld, %ld key/value heads, %s %s, "
+	    "vocab %s, seq %s%s", m->heads, m->hidden / m->heads, m->kv_heads,
+	    m->gated ? "swiglu" : "gelu", check_fmt((double)m->ffn, 0).s,
 	    check_fmt((double)m->vocab, 0).s, check_fmt((double)m->seq, 0).s,
-	    src), NAN, NAN);
+	    src);
 	free(src);
 }
 
@@ -971,6 +978,7 @@ static void
 estimate_rows_compute(struct estimate_ctx *c, long batch,
     const char *batch_how)
 {
+	struct row			*row;
 	const struct estimate_model	*m = c->m;
 	const struct estimate_opts	*o = c->o;
 	struct estimate_result		*r = c->out;
@@ -1015,40 +1023,52 @@ estimate_rows_compute(struct estimate_ctx *c, long batch,
 	r->steps = r->tokens / ((double)batch * (double)m->seq);
 	r->step_s = r->seconds / r->steps;
 
-	estimate_add(c, CHECK_OK, "compute", xstrdup(r->gpu), "peak",
-	    xasprintf("%s TFLOPS %s", estimate_sig(peak).s,
-	    estimate_prec_name(r->prec)), NULL, estimate_others(c, peak_how),
-	    peak, NAN);
-	estimate_add(c, CHECK_OK, "compute", xstrdup(r->gpu), "achieved",
-	    xasprintf("%s TFLOPS", estimate_sig(r->achieved_tflops).s), NULL,
-	    ach_how, r->achieved_tflops, peak);
+	row = estimate_row(c, ROW_OK, "compute", "peak");
+	row->subject = xstrdup(r->gpu);
+	row->measured = xasprintf("%s TFLOPS %s", estimate_sig(peak).s,
+	    estimate_prec_name(r->prec));
+	row->hint = estimate_others(c, peak_how);
+	row->value = peak;
+	row = estimate_row(c, ROW_OK, "compute", "achieved");
+	row->subject = xstrdup(r->gpu);
+	row->measured = xasprintf("%s TFLOPS",
+	    estimate_sig(r->achieved_tflops).s);
+	row->hint = ach_how;
+	row->value = r->achieved_tflops;
+	row->max = peak;
 	hw = !isnan(o->tflops);
-	estimate_add(c, CHECK_OK, "compute", xstrdup(c->gpus_subject),
-	    "training FLOPs", xstrdup(estimate_sci(hw ? r->hw_flops :
-	    r->model_flops).s), xasprintf("%s", hw ? "hardware FLOPs" :
-	    "model FLOPs"), xasprintf("%s per token = 3 passes x (2 x %s "
-	    "layer weights + 4 x %ld layers x %s seq x %s hidden (attention) "
-	    "+ 2 x %s vocab x hidden (logits)) (S-MEGATRON21 eq. 3); with %s "
-	    "the GPUs compute %s (S-KORTHIKANTI22); 6ND: %s (S-KAPLAN20)",
+	row = estimate_row(c, ROW_OK, "compute", "training FLOPs");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xstrdup(estimate_sci(hw ? r->hw_flops :
+	    r->model_flops).s);
+	row->limit = xasprintf("%s", hw ? "hardware FLOPs" : "model FLOPs");
+	row->hint = xasprintf("%s per token = 3 passes x (2 x %s layer weights "
+	    "+ 4 x %ld layers x %s seq x %s hidden (attention) + 2 x %s vocab "
+	    "x hidden (logits)) (S-MEGATRON21 eq. 3); with %s the GPUs compute "
+	    "%s (S-KORTHIKANTI22); 6ND: %s (S-KAPLAN20)",
 	    estimate_sci(ftok_model).s, estimate_count((double)m->layers *
-	    estimate_layer_weights(m)).s, m->layers,
-	    check_fmt((double)m->seq, 0).s, check_fmt((double)m->hidden, 0).s,
-	    check_fmt((double)m->vocab, 0).s,
-	    estimate_recompute_phrase(o->recompute),
+	    estimate_layer_weights(m)).s, m->layers, check_fmt((double)m->seq,
+	    0).s, check_fmt((double)m->hidden, 0).s, check_fmt((double)m->vocab,
+	    0).s, estimate_recompute_phrase(o->recompute),
 	    estimate_sci(r->hw_flops).s,
-	    estimate_sci(estimate_flops_6nd(r->params, r->tokens)).s),
-	    hw ? r->hw_flops : r->model_flops, NAN);
-	estimate_add(c, CHECK_OK, "compute", xstrdup(c->gpus_subject),
-	    "time", xasprintf("%s days", estimate_sig(r->days).s),
-	    xasprintf("%s tokens", estimate_count(r->tokens).s),
-	    xasprintf("%s GPU-hours: FLOPs / (%s GPUs x %s TFLOPS)",
+	    estimate_sci(estimate_flops_6nd(r->params, r->tokens)).s);
+	row->value = hw ? r->hw_flops : r->model_flops;
+	row = estimate_row(c, ROW_OK, "compute", "time");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("%s days", estimate_sig(r->days).s);
+	row->limit = xasprintf("%s tokens", estimate_count(r->tokens).s);
+	row->hint = xasprintf("%s GPU-hours: FLOPs / (%s GPUs x %s TFLOPS)",
 	    check_fmt(r->gpu_hours, 0).s, check_fmt(n, 0).s,
-	    estimate_sig(r->achieved_tflops).s), r->days, NAN);
-	estimate_add(c, CHECK_OK, "compute", xstrdup(c->gpus_subject),
-	    "step", xasprintf("%s s", estimate_sig(r->step_s).s),
-	    xasprintf("%s x %s tokens", check_fmt((double)batch, 0).s,
-	    check_fmt((double)m->seq, 0).s), xasprintf("%s steps; batch %s",
-	    check_fmt(r->steps, 0).s, batch_how), r->step_s, NAN);
+	    estimate_sig(r->achieved_tflops).s);
+	row->value = r->days;
+	row = estimate_row(c, ROW_OK, "compute", "step");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("%s s", estimate_sig(r->step_s).s);
+	row->limit = xasprintf("%s x %s tokens", check_fmt((double)batch, 0).s,
+	    check_fmt((double)m->seq, 0).s);
+	row->hint = xasprintf("%s steps; batch %s", check_fmt(r->steps, 0).s,
+	    batch_how);
+	row->value = r->step_s;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1131,6 +1151,7 @@ estimate_layout(const struct estimate_ctx *c, struct estimate_fit *best)
 static void
 estimate_rows_memory(struct estimate_ctx *c)
 {
+	struct row			*row;
 	const struct estimate_opts	*o = c->o;
 	struct estimate_result		*r = c->out;
 	struct estimate_fit		 f, dp1;
@@ -1153,14 +1174,15 @@ estimate_rows_memory(struct estimate_ctx *c)
 	r->fits = fits;
 	tot = f.state + f.act;
 
-	estimate_add(c, CHECK_OK, "memory", xasprintf("model '%s'", c->m->id),
-	    "training state",
-	    xstrdup(estimate_gb(ESTIMATE_STATE_BYTES * r->params).s), NULL,
-	    xasprintf("16 bytes per parameter: bf16 weights and gradients, "
-	    "fp32 master weights and Adam moments (S-ZERO20); data parallel "
-	    "alone with ZeRO-%d needs %s per GPU", o->zero,
-	    estimate_gb(dp1.state + dp1.act).s),
-	    ESTIMATE_STATE_BYTES * r->params, NAN);
+	row = estimate_row(c, ROW_OK, "memory", "training state");
+	row->subject = xasprintf("model '%s'", c->m->id);
+	row->measured = xstrdup(estimate_gb(ESTIMATE_STATE_BYTES *
+	    r->params).s);
+	row->hint = xasprintf("16 bytes per parameter: bf16 weights and "
+	    "gradients, fp32 master weights and Adam moments (S-ZERO20); data "
+	    "parallel alone with ZeRO-%d needs %s per GPU", o->zero,
+	    estimate_gb(dp1.state + dp1.act).s);
+	row->value = ESTIMATE_STATE_BYTES * r->params;
 	if (o->tp > 0 || o->pp > 0)
 		hint = xasprintf("given: %ld GPUs per replica, %ld replicas",
 		    f.tp * f.pp, f.dp);
@@ -1173,33 +1195,42 @@ estimate_rows_memory(struct estimate_ctx *c)
 		hint = xasprintf("no split fits: the best (t=%ld x p=%ld) "
 		    "needs %s per GPU; more or larger GPUs, --zero 3, or "
 		    "--recompute full", f.tp, f.pp, estimate_gb(tot).s);
-	estimate_add(c, fits ? CHECK_OK : CHECK_FAIL, "memory",
-	    xstrdup(c->gpus_subject), "layout", xasprintf("t=%ld x p=%ld, "
-	    "d=%ld", f.tp, f.pp, f.dp), xasprintf("%s GPUs",
-	    check_fmt((double)r->gpus, 0).s), hint, (double)(f.tp * f.pp),
-	    (double)r->gpus);
+	row = estimate_row(c, fits ? ROW_OK : ROW_FAIL, "memory", "layout");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("t=%ld x p=%ld, d=%ld", f.tp, f.pp, f.dp);
+	row->limit = xasprintf("%s GPUs", check_fmt((double)r->gpus, 0).s);
+	row->hint = hint;
+	row->value = (double)(f.tp * f.pp);
+	row->max = (double)r->gpus;
 	zero = o->zero > 0 ? xasprintf(", ZeRO-%d over d = %ld", o->zero,
 	    f.dp) : xstrdup("");
-	estimate_add(c, tot > mem ? CHECK_FAIL : tot > mem *
-	    ESTIMATE_WARN_RATIO ? CHECK_WARN : CHECK_OK, "memory",
-	    xstrdup(r->gpu), "per GPU", xasprintf("%s (%s%%)",
-	    estimate_gb(tot).s, estimate_sig(tot * 100 / mem).s),
-	    xstrdup(estimate_gb(mem).s), xasprintf("state %s (over t x p = "
-	    "%ld%s) + activations %s (%ld micro-batch%s of %ld in flight x "
-	    "%ld layers, %s, S-KORTHIKANTI22); buffers and the "
-	    "CUDA context are not counted", estimate_gb(f.state).s,
-	    f.tp * f.pp, zero, estimate_gb(f.act).s, f.inflight,
-	    f.inflight == 1 ? "" : "es", o->micro_batch,
+	row = estimate_row(c, tot > mem ? ROW_FAIL : tot > mem *
+	    ESTIMATE_WARN_RATIO ? ROW_WARN : ROW_OK, "memory", "per GPU");
+	row->subject = xstrdup(r->gpu);
+	row->measured = xasprintf("%s (%s%%)", estimate_gb(tot).s,
+	    estimate_sig(tot * 100 / mem).s);
+	row->limit = xstrdup(estimate_gb(mem).s);
+	row->hint = xasprintf("state %s (over t x p = %ld%s) + activations %s "
+	    "(%ld micro-batch%s of %ld in flight x %ld layers, %s, "
+	    "S-KORTHIKANTI22); buffers and the CUDA context are not counted",
+	    estimate_gb(f.state).s, f.tp * f.pp, zero, estimate_gb(f.act).s,
+	    f.inflight, f.inflight == 1 ? "" : "es", o->micro_batch,
 	    (c->m->layers + f.pp - 1) / f.pp,
-	    estimate_recompute_phrase(o->recompute)), tot, mem);
+	    estimate_recompute_phrase(o->recompute));
+	row->value = tot;
+	row->max = mem;
 	free(zero);
-	if (r->batch < f.dp * o->micro_batch)
-		estimate_add(c, CHECK_WARN, "memory", xstrdup(c->gpus_subject),
-		    "batch", xasprintf("%ld sequences", r->batch),
-		    xasprintf("%ld replicas x %ld", f.dp, o->micro_batch),
-		    xstrdup("the batch does not give every replica a "
-		    "micro-batch: a larger --batch, or fewer GPUs (--gpus)"),
-		    (double)r->batch, (double)(f.dp * o->micro_batch));
+	if (r->batch < f.dp * o->micro_batch) {
+		row = estimate_row(c, ROW_WARN, "memory", "batch");
+		row->subject = xstrdup(c->gpus_subject);
+		row->measured = xasprintf("%ld sequences", r->batch);
+		row->limit = xasprintf("%ld replicas x %ld", f.dp,
+		    o->micro_batch);
+		row->hint = xstrdup("the batch does not give every replica a "
+		    "micro-batch: a larger --batch, or fewer GPUs (--gpus)");
+		row->value = (double)r->batch;
+		row->max = (double)(f.dp * o->micro_batch);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1208,6 +1239,7 @@ estimate_rows_memory(struct estimate_ctx *c)
 static void
 estimate_rows_network(struct estimate_ctx *c)
 {
+	struct row			*row;
 	const struct estimate_hw	*e = &c->hw;
 	const struct estimate_measured	*me = c->o->measured;
 	struct estimate_result		*r = c->out;
@@ -1216,20 +1248,26 @@ estimate_rows_network(struct estimate_ctx *c)
 	char				*how, *tsub;
 
 	tsub = xasprintf("t=%ld", r->tp);
-	estimate_add(c, r->tp <= e->domain ? CHECK_OK : CHECK_WARN, "network",
-	    xstrdup("tensor parallel"), "NVLink domain", tsub,
-	    xasprintf("%ld GPU%s per domain", e->domain, e->domain == 1 ?
-	    "" : "s"), r->tp == 1 ? xstrdup("no tensor-parallel traffic") :
-	    r->tp <= e->domain ? xasprintf("each layer's all-reduces stay on "
-	    "%s", e->intra_how) : xasprintf("tensor parallelism crosses %s: "
-	    "every layer waits on it; keep t within %ld", e->domain > 1 ?
-	    "the NVLink domain" : "PCIe and the fabric", e->domain),
-	    (double)r->tp, (double)e->domain);
+	row = estimate_row(c, r->tp <= e->domain ? ROW_OK : ROW_WARN, "network",
+	    "NVLink domain");
+	row->subject = xstrdup("tensor parallel");
+	row->measured = tsub;
+	row->limit = xasprintf("%ld GPU%s per domain", e->domain, e->domain == 1
+	    ? "" : "s");
+	row->hint = r->tp == 1 ? xstrdup("no tensor-parallel traffic") : r->tp
+	    <= e->domain ? xasprintf("each layer's all-reduces stay on %s",
+	    e->intra_how) : xasprintf("tensor parallelism crosses %s: every "
+	    "layer waits on it; keep t within %ld", e->domain > 1 ?
+	    "the NVLink domain" : "PCIe and the fabric", e->domain);
+	row->value = (double)r->tp;
+	row->max = (double)e->domain;
 
 	if (r->dp <= 1) {
-		estimate_add(c, CHECK_OK, "network", xstrdup("data parallel"),
-		    "gradient all-reduce", xstrdup("none"), NULL,
-		    xstrdup("one replica: no gradients to exchange"), 0, NAN);
+		row = estimate_row(c, ROW_OK, "network", "gradient all-reduce");
+		row->subject = xstrdup("data parallel");
+		row->measured = xstrdup("none");
+		row->hint = xstrdup("one replica: no gradients to exchange");
+		row->value = 0;
 		return;
 	}
 	/* bf16 gradients of this GPU's share of the model. */
@@ -1248,11 +1286,13 @@ estimate_rows_network(struct estimate_ctx *c)
 		    me->written_by : "", me->at ? ", at " : "", me->at ?
 		    me->at : "");
 	} else if (nd > 1 && e->fabric_gbs <= 0) {
-		estimate_add(c, CHECK_WARN, "network", xstrdup("data parallel"),
-		    "gradient all-reduce", xstrdup("unknown"), NULL,
-		    xasprintf("replicas span %ld nodes and hardware '%s' has "
-		    "no NIC on a network between them", nd, e->hw->name),
-		    NAN, NAN);
+		row = estimate_row(c, ROW_WARN, "network", "gradient all-reduce"
+		    );
+		row->subject = xstrdup("data parallel");
+		row->measured = xstrdup("unknown");
+		row->hint = xasprintf("replicas span %ld nodes and hardware "
+		    "'%s' has no NIC on a network between them", nd,
+		    e->hw->name);
 		return;
 	} else {
 		/*
@@ -1279,14 +1319,17 @@ estimate_rows_network(struct estimate_ctx *c)
 	}
 	r->allreduce_s = t;
 	backward = r->step_s * ESTIMATE_BACKWARD_SHARE;
-	estimate_add(c, t > backward ? CHECK_WARN : CHECK_OK, "network",
-	    xstrdup("data parallel"), "gradient all-reduce",
-	    xasprintf("%s s per step", estimate_sig(t).s),
-	    xasprintf("%s s backward", estimate_sig(backward).s),
-	    xasprintf("%s%s of bf16 gradients per GPU, ring over d=%ld: "
-	    "2(d-1)/d x bytes / bus bandwidth (S-NCCLTESTS); %s",
-	    t > backward ? "the network, not the GPUs, sets the pace: " : "",
-	    estimate_gb(grad).s, r->dp, how), t, backward);
+	row = estimate_row(c, t > backward ? ROW_WARN : ROW_OK, "network",
+	    "gradient all-reduce");
+	row->subject = xstrdup("data parallel");
+	row->measured = xasprintf("%s s per step", estimate_sig(t).s);
+	row->limit = xasprintf("%s s backward", estimate_sig(backward).s);
+	row->hint = xasprintf("%s%s of bf16 gradients per GPU, ring over "
+	    "d=%ld: 2(d-1)/d x bytes / bus bandwidth (S-NCCLTESTS); %s", t >
+	    backward ? "the network, not the GPUs, sets the pace: " : "",
+	    estimate_gb(grad).s, r->dp, how);
+	row->value = t;
+	row->max = backward;
 	free(how);
 }
 
@@ -1296,6 +1339,7 @@ estimate_rows_network(struct estimate_ctx *c)
 static void
 estimate_rows_serve(struct estimate_ctx *c)
 {
+	struct row			*row;
 	const struct estimate_model	*m = c->m;
 	const struct estimate_opts	*o = c->o;
 	const struct estimate_hw	*e = &c->hw;
@@ -1312,19 +1356,23 @@ estimate_rows_serve(struct estimate_ctx *c)
 	r->kv_bytes_request = r->kv_bytes_token * (double)r->context;
 	usable = r->gpu_mem_bytes * ESTIMATE_SERVE_MEM;
 
-	estimate_add(c, CHECK_OK, "serve", xasprintf("model '%s'", m->id),
-	    "weights", xstrdup(estimate_gb(r->weight_bytes).s), NULL,
-	    xasprintf("%s parameters x %s bytes (%s)",
+	row = estimate_row(c, ROW_OK, "serve", "weights");
+	row->subject = xasprintf("model '%s'", m->id);
+	row->measured = xstrdup(estimate_gb(r->weight_bytes).s);
+	row->hint = xasprintf("%s parameters x %s bytes (%s)",
 	    estimate_count(r->params).s, estimate_sig(bytes).s,
-	    estimate_prec_name(r->prec)), r->weight_bytes, NAN);
-	estimate_add(c, CHECK_OK, "serve", xasprintf("model '%s'", m->id),
-	    "KV cache", xasprintf("%s per request",
-	    estimate_gb(r->kv_bytes_request).s), xasprintf("%s tokens",
-	    check_fmt((double)r->context, 0).s), xasprintf("%s bytes per "
-	    "token: 2 (K, V) x %ld layers x %ld key/value heads x %ld x %s "
-	    "bytes", check_fmt(r->kv_bytes_token, 0).s, m->layers,
-	    m->kv_heads, m->hidden / m->heads, estimate_sig(kvb).s),
-	    r->kv_bytes_request, NAN);
+	    estimate_prec_name(r->prec));
+	row->value = r->weight_bytes;
+	row = estimate_row(c, ROW_OK, "serve", "KV cache");
+	row->subject = xasprintf("model '%s'", m->id);
+	row->measured = xasprintf("%s per request",
+	    estimate_gb(r->kv_bytes_request).s);
+	row->limit = xasprintf("%s tokens", check_fmt((double)r->context, 0).s);
+	row->hint = xasprintf("%s bytes per token: 2 (K, V) x %ld layers x %ld "
+	    "key/value heads x %ld x %s bytes", check_fmt(r->kv_bytes_token,
+	    0).s, m->layers, m->kv_heads, m->hidden / m->heads,
+	    estimate_sig(kvb).s);
+	row->value = r->kv_bytes_request;
 
 	/* The smallest power-of-two tensor-parallel replica that holds it. */
 	for (tp = 1; tp <= r->gpus; tp *= 2)
@@ -1333,16 +1381,18 @@ estimate_rows_serve(struct estimate_ctx *c)
 			break;
 	if (tp > r->gpus) {
 		r->fits = 0;
-		estimate_add(c, CHECK_FAIL, "serve", xstrdup(c->gpus_subject),
-		    "replica", xstrdup("does not fit"), xasprintf("%s GB on "
-		    "%s GPUs", estimate_sig(usable * (double)r->gpus / 1e9).s,
-		    check_fmt((double)r->gpus, 0).s), xasprintf("weights and "
-		    "%ld request%s need %s; %s%% of each GPU's memory is "
-		    "usable "
-		    "(S-VLLM)", want, want == 1 ? "" : "s",
-		    estimate_gb(r->weight_bytes + (double)want *
+		row = estimate_row(c, ROW_FAIL, "serve", "replica");
+		row->subject = xstrdup(c->gpus_subject);
+		row->measured = xstrdup("does not fit");
+		row->limit = xasprintf("%s GB on %s GPUs", estimate_sig(usable *
+		    (double)r->gpus / 1e9).s, check_fmt((double)r->gpus, 0).s);
+		row->hint = xasprintf("weights and %ld request%s need %s; %s%% "
+		    "of each GPU's memory is usable (S-VLLM)", want, want == 1 ?
+		    "" : "s", estimate_gb(r->weight_bytes + (double)want *
 		    r->kv_bytes_request).s, estimate_sig(ESTIMATE_SERVE_MEM *
-		    100).s), r->weight_bytes, usable * (double)r->gpus);
+		    100).s);
+		row->value = r->weight_bytes;
+		row->max = usable * (double)r->gpus;
 		return;
 	}
 	r->fits = 1;
@@ -1353,27 +1403,34 @@ estimate_rows_serve(struct estimate_ctx *c)
 	    r->kv_bytes_request);
 	need = (r->weight_bytes + (double)want * r->kv_bytes_request) /
 	    (double)tp;
-	estimate_add(c, tp > e->domain && tp > 1 ? CHECK_WARN : CHECK_OK,
-	    "serve", xstrdup(c->gpus_subject), "replica", xasprintf("t=%ld: "
-	    "%s per GPU", tp, estimate_gb(need).s), xasprintf("%s (%s%% of "
-	    "%s)", estimate_gb(usable).s, estimate_sig(ESTIMATE_SERVE_MEM *
-	    100).s, estimate_gb(r->gpu_mem_bytes).s), estimate_others(c,
-	    xasprintf("the smallest tensor-parallel split that holds the "
-	    "weights and %ld request%s (S-VLLM for the usable share)%s", want,
-	    want == 1 ? "" : "s", tp > e->domain && tp > 1 ? "; it crosses "
-	    "the NVLink domain, every layer waits on PCIe or the fabric" :
-	    "")), need, usable);
-	estimate_add(c, o->requests > r->max_requests ? CHECK_FAIL : CHECK_OK,
-	    "serve", xstrdup(c->gpus_subject), "requests", xasprintf("%s per "
-	    "replica", check_fmt((double)r->max_requests, 0).s),
-	    o->requests > 0 ? xasprintf("%ld asked", o->requests) : NULL,
-	    xasprintf("concurrent requests of %s tokens whose KV cache fits "
-	    "beside the weights; %s replicas of %ld GPU%s: %s at once",
-	    check_fmt((double)r->context, 0).s,
-	    check_fmt((double)r->replicas, 0).s, tp, tp == 1 ? "" : "s",
-	    check_fmt((double)r->replicas * (double)r->max_requests, 0).s),
-	    (double)r->max_requests, o->requests > 0 ? (double)o->requests :
-	    NAN);
+	row = estimate_row(c, tp > e->domain && tp > 1 ? ROW_WARN : ROW_OK,
+	    "serve", "replica");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("t=%ld: %s per GPU", tp, estimate_gb(need).s);
+	row->limit = xasprintf("%s (%s%% of %s)", estimate_gb(usable).s,
+	    estimate_sig(ESTIMATE_SERVE_MEM * 100).s,
+	    estimate_gb(r->gpu_mem_bytes).s);
+	row->hint = estimate_others(c, xasprintf("the smallest tensor-parallel "
+	    "split that holds the weights and %ld request%s (S-VLLM for the "
+	    "usable share)%s", want, want == 1 ? "" : "s", tp > e->domain && tp
+	    > 1 ? "; it crosses the NVLink domain, every layer waits on PCIe "
+	    "or the fabric" : ""));
+	row->value = need;
+	row->max = usable;
+	row = estimate_row(c, o->requests > r->max_requests ? ROW_FAIL : ROW_OK,
+	    "serve", "requests");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("%s per replica",
+	    check_fmt((double)r->max_requests, 0).s);
+	row->limit = o->requests > 0 ? xasprintf("%ld asked", o->requests) :
+	    NULL;
+	row->hint = xasprintf("concurrent requests of %s tokens whose KV cache "
+	    "fits beside the weights; %s replicas of %ld GPU%s: %s at once",
+	    check_fmt((double)r->context, 0).s, check_fmt((double)r->replicas,
+	    0).s, tp, tp == 1 ? "" : "s", check_fmt((double)r->replicas *
+	    (double)r->max_requests, 0).s);
+	row->value = (double)r->max_requests;
+	row->max = o->requests > 0 ? (double)o->requests : NAN;
 	if (o->requests > r->max_requests)
 		r->fits = 0;
 	active = o->requests > 0 ? o->requests : r->max_requests;
@@ -1382,17 +1439,20 @@ estimate_rows_serve(struct estimate_ctx *c)
 	step = (r->weight_bytes + (double)active * r->kv_bytes_request) /
 	    ((double)tp * e->gpu->memory_bw_gbs * 1e9);
 	r->decode_tok_s = 1 / step;
-	estimate_add(c, CHECK_OK, "serve", xstrdup(c->gpus_subject), "decode",
-	    xasprintf("<= %s tokens/s per request", estimate_sig(1 / step).s),
-	    xasprintf("%s at %ld requests", estimate_sig((double)active /
-	    step).s, active), xasprintf("memory bound: a step reads the "
-	    "weights and every active KV cache once, (%s + %ld x %s) / (%ld x "
-	    "%s GB/s, catalog %s memory_bw_gbs) (S-POPE22); %s tokens/s on "
-	    "the whole plan", estimate_gb(r->weight_bytes).s, active,
+	row = estimate_row(c, ROW_OK, "serve", "decode");
+	row->subject = xstrdup(c->gpus_subject);
+	row->measured = xasprintf("<= %s tokens/s per request", estimate_sig(1 /
+	    step).s);
+	row->limit = xasprintf("%s at %ld requests", estimate_sig((double)active
+	    / step).s, active);
+	row->hint = xasprintf("memory bound: a step reads the weights and "
+	    "every active KV cache once, (%s + %ld x %s) / (%ld x %s GB/s, "
+	    "catalog %s memory_bw_gbs) (S-POPE22); %s tokens/s on the whole "
+	    "plan", estimate_gb(r->weight_bytes).s, active,
 	    estimate_gb(r->kv_bytes_request).s, tp,
 	    estimate_sig(e->gpu->memory_bw_gbs).s, e->gpu->m.id,
-	    check_fmt((double)active / step * (double)r->replicas, 0).s),
-	    1 / step, NAN);
+	    check_fmt((double)active / step * (double)r->replicas, 0).s);
+	row->value = 1 / step;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1434,6 +1494,7 @@ estimate_plan(struct estimate_result *out, const struct plan *p,
     const struct estimate_model *m, const struct estimate_opts *o,
     struct prov_err *err)
 {
+	struct row		*row;
 	struct estimate_ctx	 c;
 	long			 total, batch;
 	char			*batch_how = NULL;
@@ -1479,12 +1540,14 @@ estimate_plan(struct estimate_result *out, const struct plan *p,
 	}
 	out->tokens = !isnan(o->tokens) ? o->tokens : !isnan(m->tokens) ?
 	    m->tokens : ESTIMATE_TOKENS_PER_PARAM * out->params;
-	estimate_add(&c, CHECK_OK, "model", xasprintf("model '%s'", m->id),
-	    "tokens", xstrdup(estimate_count(out->tokens).s), NULL,
-	    !isnan(o->tokens) ? xstrdup("--tokens") : !isnan(m->tokens) ?
-	    xstrdup("the published pre-training run") :
-	    xstrdup("20 per parameter: compute-optimal (S-CHINCHILLA22); "
-	    "--tokens to change"), out->tokens, NAN);
+	row = estimate_row(&c, ROW_OK, "model", "tokens");
+	row->subject = xasprintf("model '%s'", m->id);
+	row->measured = xstrdup(estimate_count(out->tokens).s);
+	row->hint = !isnan(o->tokens) ? xstrdup("--tokens") : !isnan(m->tokens)
+	    ? xstrdup("the published pre-training run") : xstrdup(
+	    "20 per parameter: compute-optimal (S-CHINCHILLA22); --tokens to "
+	    "change");
+	row->value = out->tokens;
 	if (o->batch > 0) {
 		batch = o->batch;
 		batch_how = xstrdup("--batch");
@@ -1504,6 +1567,7 @@ estimate_plan(struct estimate_result *out, const struct plan *p,
 	estimate_rows_network(&c);
 	r = 0;
 out:
+	rows_blank(&out->rows);
 	free(batch_how);
 	free(c.gpus_subject);
 	free(c.hw.intra_how);
@@ -1517,5 +1581,5 @@ estimate_result_release(struct estimate_result *r)
 {
 	if (r == NULL)
 		return;
-	check_result_release(&r->rows);
+	rows_release(&r->rows);
 }

@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "err.h"
+#include "row.h"
 #include "yml.h"
 
 struct catalog;
@@ -154,7 +155,7 @@ void	estimate_opts_init(struct estimate_opts *);
 
 /* The headline numbers behind the rows (NAN / 0 where they do not apply). */
 struct estimate_result {
-	struct check_result	 rows;
+	struct rows	 rows;
 	double		 params, tokens;
 	const char	*gpu;		/* catalog id */
 	long		 gpus, gpus_per_node, nodes, nvlink_domain;
@@ -173,7 +174,7 @@ struct estimate_result {
 	double		 decode_tok_s;	/* per request, memory bound */
 };
 
-#define ESTIMATE_RESULT_INIT { .rows = CHECK_RESULT_INIT }
+#define ESTIMATE_RESULT_INIT { .rows = ROWS_INIT }
 
 /* The row groups in the order they print. */
 extern const char *const estimate_groups[];

@@ -29,6 +29,7 @@
 #include "facts.h"
 #include "json.h"
 #include "plan.h"
+#include "row.h"
 #include "str.h"
 #include "strvec.h"
 #include "xml.h"
@@ -2152,97 +2153,6 @@ out:
 /* ------------------------------------------------------------------ */
 /* Drift */
 
-const char *
-facts_verdict_name(enum facts_verdict v)
-{
-	switch (v) {
-	case FACTS_OK:
-		return "ok";
-	case FACTS_WARN:
-		return "warn";
-	case FACTS_FAIL:
-		return "fail";
-	case FACTS_SKIP:
-		return "skip";
-	}
-	return "?";
-}
-
-void
-facts_rows_add(struct facts_rows *rows, const char *node, const char *what,
-    const char *expected, const char *found, enum facts_verdict v,
-    const char *fmt, ...)
-{
-	struct facts_row	*r;
-	struct buf		 b = BUF_INIT;
-	va_list			 ap;
-
-	ALLOC_GROW(rows->v, rows->n + 1, rows->alloc);
-	r = &rows->v[rows->n++];
-	memset(r, 0, sizeof *r);
-	r->node = xstrdup(node != NULL ? node : "");
-	r->what = xstrdup(what);
-	r->expected = expected != NULL ? xstrdup(expected) : NULL;
-	r->found = found != NULL ? xstrdup(found) : NULL;
-	r->verdict = v;
-	if (fmt != NULL) {
-		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
-		va_end(ap);
-		r->reason = buf_detach(&b, NULL);
-	}
-	buf_release(&b);
-}
-
-void
-facts_rows_release(struct facts_rows *rows)
-{
-	size_t	i;
-
-	for (i = 0; i < rows->n; i++) {
-		free(rows->v[i].node);
-		free(rows->v[i].what);
-		free(rows->v[i].expected);
-		free(rows->v[i].found);
-		free(rows->v[i].reason);
-	}
-	free(rows->v);
-	rows->v = NULL;
-	rows->n = rows->alloc = 0;
-}
-
-size_t
-facts_rows_count(const struct facts_rows *rows, enum facts_verdict v)
-{
-	size_t	i, n = 0;
-
-	for (i = 0; i < rows->n; i++)
-		n += rows->v[i].verdict == v;
-	return n;
-}
-
-void
-facts_rows_to_json(struct json_writer *jw, const char *key,
-    const struct facts_rows *rows)
-{
-	size_t	i;
-
-	json_array_begin(jw, key, JSON_LINES);
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-
-		json_object_begin(jw, NULL, 0);
-		json_str(jw, "node", r->node);
-		json_str(jw, "what", r->what);
-		json_str(jw, "expected", r->expected);
-		json_str(jw, "found", r->found);
-		json_str(jw, "verdict", facts_verdict_name(r->verdict));
-		json_str(jw, "reason", r->reason);
-		json_end(jw);
-	}
-	json_end(jw);
-}
-
 /* A link as generations and widths; 0 when nothing is known. */
 struct facts_lv {
 	long	gen, max_gen, width, max_width;
@@ -2278,7 +2188,7 @@ facts_link_view(struct facts_lv *lv, const struct facts_pci *d,
 
 /* One row per link below its capability; returns how many were checked. */
 static size_t
-facts_cmp_link(struct facts_rows *out, const char *node, const char *kind,
+facts_cmp_link(struct rows *out, const char *node, const char *kind,
     const char *slot, const struct facts_lv *lv, int is_gpu, size_t *bad)
 {
 	char	what[64], exp[32], got[32];
@@ -2287,30 +2197,30 @@ facts_cmp_link(struct facts_rows *out, const char *node, const char *kind,
 	snprintf(exp, sizeof exp, "Gen%ld x%ld", lv->max_gen, lv->max_width);
 	snprintf(got, sizeof got, "Gen%ld x%ld", lv->gen, lv->width);
 	if (lv->width == 0) {
-		facts_rows_add(out, node, what, exp, "down", FACTS_FAIL,
-		    "the link is down");
+		rows_addf(out, ROW_FAIL, node, what, exp, "down", "the link "
+		    "is down");
 		(*bad)++;
 	} else if (lv->width < lv->max_width) {
-		facts_rows_add(out, node, what, exp, got, FACTS_FAIL,
-		    "x%ld of x%ld lanes: reseat the card, check the slot and "
-		    "riser", lv->width, lv->max_width);
+		rows_addf(out, ROW_FAIL, node, what, exp, got, "x%ld of x%ld "
+		    "lanes: reseat the card, check the slot and riser",
+		    lv->width, lv->max_width);
 		(*bad)++;
 	} else if (lv->gen < lv->max_gen && is_gpu) {
-		facts_rows_add(out, node, what, exp, got, FACTS_WARN,
-		    "Gen%ld of Gen%ld: GPUs lower the link speed when idle; "
-		    "check again under load", lv->gen, lv->max_gen);
+		rows_addf(out, ROW_WARN, node, what, exp, got, "Gen%ld of "
+		    "Gen%ld: GPUs lower the link speed when idle; check again "
+		    "under load", lv->gen, lv->max_gen);
 		(*bad)++;
 	} else if (lv->gen < lv->max_gen) {
-		facts_rows_add(out, node, what, exp, got, FACTS_FAIL,
-		    "Gen%ld of Gen%ld: the slot, riser or BIOS setting "
-		    "runs the card slower", lv->gen, lv->max_gen);
+		rows_addf(out, ROW_FAIL, node, what, exp, got, "Gen%ld of "
+		    "Gen%ld: the slot, riser or BIOS setting runs the card "
+		    "slower", lv->gen, lv->max_gen);
 		(*bad)++;
 	}
 	return 1;
 }
 
 static void
-facts_cmp_os(struct facts_rows *out, const struct plan *p, const char *node,
+facts_cmp_os(struct rows *out, const struct plan *p, const char *node,
     const struct facts *f)
 {
 	const char	*d = p->sw.os_distro, *rel = p->sw.os_release;
@@ -2321,8 +2231,8 @@ facts_cmp_os(struct facts_rows *out, const struct plan *p, const char *node,
 		return;
 	exp = xasprintf("%s%s%s", d, rel ? " " : "", rel ? rel : "");
 	if (f->os_id == NULL) {
-		facts_rows_add(out, node, "os", exp, NULL, FACTS_SKIP,
-		    "os-release not gathered");
+		rows_addf(out, ROW_SKIP, node, "os", exp, NULL, "os-release "
+		    "not gathered");
 		free(exp);
 		return;
 	}
@@ -2330,21 +2240,21 @@ facts_cmp_os(struct facts_rows *out, const struct plan *p, const char *node,
 	    f->os_version_id ? f->os_version_id : "?");
 	rl = rel ? strlen(rel) : 0;
 	if (strcasecmp(f->os_id, d) != 0)
-		facts_rows_add(out, node, "os", exp, got, FACTS_WARN,
+		rows_addf(out, ROW_WARN, node, "os", exp, got,
 		    "another distribution than planned");
 	else if (rel != NULL && (f->os_version_id == NULL ||
 	    strncmp(f->os_version_id, rel, rl) != 0 ||
 	    (f->os_version_id[rl] != '\0' && f->os_version_id[rl] != '.')))
-		facts_rows_add(out, node, "os", exp, got, FACTS_WARN,
+		rows_addf(out, ROW_WARN, node, "os", exp, got,
 		    "another release than planned");
 	else
-		facts_rows_add(out, node, "os", exp, got, FACTS_OK, NULL);
+		rows_addf(out, ROW_OK, node, "os", exp, got, NULL);
 	free(exp);
 	free(got);
 }
 
 static void
-facts_cmp_gpus(struct facts_rows *out, const struct plan_hw *hw,
+facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
     const char *node, const struct facts *f)
 {
 	const struct cat_gpu	*cg = hw->gpu_cat;
@@ -2358,7 +2268,7 @@ facts_cmp_gpus(struct facts_rows *out, const struct plan_hw *hw,
 
 	snprintf(w, sizeof w, "%ld", want);
 	if (f->npci == 0 && f->ngpus == 0) {
-		facts_rows_add(out, node, "gpu count", w, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, "gpu count", w, NULL,
 		    "neither the PCI device list nor nvidia-smi was gathered");
 		return;
 	}
@@ -2367,14 +2277,13 @@ facts_cmp_gpus(struct facts_rows *out, const struct plan_hw *hw,
 	    " (PCI bus; no nvidia-smi)" : have > 0 ? " (nvidia-smi)" : "";
 	buf_addf(&got, "%zu%s", have, src);
 	if ((long)have == want)
-		facts_rows_add(out, node, "gpu count", w, got.buf, FACTS_OK,
-		    NULL);
+		rows_addf(out, ROW_OK, node, "gpu count", w, got.buf, NULL);
 	else if ((long)have < want)
-		facts_rows_add(out, node, "gpu count", w, got.buf, FACTS_FAIL,
-		    "%ld GPU%s missing", want - (long)have,
-		    want - (long)have == 1 ? "" : "s");
+		rows_addf(out, ROW_FAIL, node, "gpu count", w, got.buf,
+		    "%ld GPU%s missing", want - (long)have, want - (long)have ==
+		    1 ? "" : "s");
 	else
-		facts_rows_add(out, node, "gpu count", w, got.buf, FACTS_WARN,
+		rows_addf(out, ROW_WARN, node, "gpu count", w, got.buf,
 		    "%ld more than planned", (long)have - want);
 	buf_reset(&got);
 
@@ -2397,28 +2306,28 @@ facts_cmp_gpus(struct facts_rows *out, const struct plan_hw *hw,
 				other = g;
 		}
 		if (cg == NULL)
-			facts_rows_add(out, node, "gpu model", NULL, NULL,
-			    FACTS_SKIP, "the plan names no GPU model");
+			rows_addf(out, ROW_SKIP, node, "gpu model", NULL,
+			    NULL, "the plan names no GPU model");
 		else if (cg->pci_ids.n == 0)
-			facts_rows_add(out, node, "gpu model", exp.buf, NULL,
-			    FACTS_SKIP, "the catalog has no PCI ids for '%s'",
+			rows_addf(out, ROW_SKIP, node, "gpu model", exp.buf,
+			    NULL, "the catalog has no PCI ids for '%s'",
 			    cg->m.id);
 		else if (unknown == have)
-			facts_rows_add(out, node, "gpu model", exp.buf, NULL,
-			    FACTS_SKIP, "no PCI ids gathered for the GPUs");
+			rows_addf(out, ROW_SKIP, node, "gpu model", exp.buf,
+			    NULL, "no PCI ids gathered for the GPUs");
 		else if (other == NULL) {
 			buf_addf(&got, "%zux %s", ok, cg->m.id);
-			facts_rows_add(out, node, "gpu model", exp.buf,
-			    got.buf, FACTS_OK, unknown ? "%zu without a PCI "
-			    "id" : NULL, unknown);
+			rows_addf(out, ROW_OK, node, "gpu model", exp.buf,
+			    got.buf, unknown ? "%zu without a PCI id" : NULL,
+			    unknown);
 		} else {
 			buf_addf(&got, "%zux %s (%s)", have - ok - unknown,
 			    other->catalog_id ? other->catalog_id :
 			    other->name ? other->name : "unknown",
 			    other->pci_id);
-			facts_rows_add(out, node, "gpu model", exp.buf,
-			    got.buf, FACTS_FAIL, "%zu of %zu GPUs are another "
-			    "model", have - ok - unknown, have);
+			rows_addf(out, ROW_FAIL, node, "gpu model", exp.buf,
+			    got.buf, "%zu of %zu GPUs are another model", have -
+			    ok - unknown, have);
 		}
 	}
 
@@ -2434,35 +2343,35 @@ facts_cmp_gpus(struct facts_rows *out, const struct plan_hw *hw,
 		    g->bus_id ? g->bus_id : "?", &lv, 1, &bad);
 	}
 	if (have > 0 && checked == 0)
-		facts_rows_add(out, node, "gpu links", "full width and speed",
-		    NULL, FACTS_SKIP, "no link data (sysfs, lspci and "
-		    "nvidia-smi gave none)");
+		rows_addf(out, ROW_SKIP, node, "gpu links", "full width and "
+		    "speed", NULL, "no link data (sysfs, lspci and nvidia-smi "
+		    "gave none)");
 	else if (have > 0 && bad == 0) {
 		buf_reset(&got);
 		buf_addf(&got, "%zu at full width and speed", checked);
-		facts_rows_add(out, node, "gpu links", "full width and speed",
-		    got.buf, FACTS_OK, NULL);
+		rows_addf(out, ROW_OK, node, "gpu links", "full width and "
+		    "speed", got.buf, NULL);
 	}
 	buf_release(&exp);
 	buf_release(&got);
 }
 
 static void
-facts_cmp_memory(struct facts_rows *out, const struct plan_hw *hw,
+facts_cmp_memory(struct rows *out, const struct plan_hw *hw,
     const char *node, const struct facts *f)
 {
 	char	exp[48], got[64];
 	double	want_kb, ratio;
 
 	if (isnan(hw->mem_gb) || hw->mem_gb <= 0) {
-		facts_rows_add(out, node, "memory", NULL, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, "memory", NULL, NULL,
 		    "the plan gives no memory size");
 		return;
 	}
 	/* DIMMs are sized in GiB: a "64 GB" module holds 64 GiB */
 	snprintf(exp, sizeof exp, "%g GiB", hw->mem_gb);
 	if (f->mem_kb < 0) {
-		facts_rows_add(out, node, "memory", exp, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, "memory", exp, NULL,
 		    "MemTotal not gathered");
 		return;
 	}
@@ -2471,15 +2380,15 @@ facts_cmp_memory(struct facts_rows *out, const struct plan_hw *hw,
 	snprintf(got, sizeof got, "%.1f GiB (MemTotal)",
 	    (double)f->mem_kb / (1024.0 * 1024.0));
 	if (ratio < 1.0 - FACTS_MEM_SLACK)
-		facts_rows_add(out, node, "memory", exp, got, FACTS_FAIL,
+		rows_addf(out, ROW_FAIL, node, "memory", exp, got,
 		    "%.1f%% short, more than the %.0f%% firmware and kernel "
 		    "keep: a DIMM missing or disabled?", (1.0 - ratio) * 100,
 		    FACTS_MEM_SLACK * 100);
 	else if (ratio > 1.0 + FACTS_MEM_SLACK)
-		facts_rows_add(out, node, "memory", exp, got, FACTS_WARN,
+		rows_addf(out, ROW_WARN, node, "memory", exp, got,
 		    "more than planned");
 	else
-		facts_rows_add(out, node, "memory", exp, got, FACTS_OK,
+		rows_addf(out, ROW_OK, node, "memory", exp, got,
 		    ratio < 1.0 ? "MemTotal leaves out firmware and kernel "
 		    "reservations: up to %.0f%% below is normal" : NULL,
 		    FACTS_MEM_SLACK * 100);
@@ -2493,7 +2402,7 @@ struct facts_nicwant {
 };
 
 static void
-facts_cmp_nic(struct facts_rows *out, const char *node,
+facts_cmp_nic(struct rows *out, const char *node,
     const struct facts_nicwant *w, const struct facts *f)
 {
 	struct strvec	 cards = STRVEC_INIT;
@@ -2505,18 +2414,18 @@ facts_cmp_nic(struct facts_rows *out, const char *node,
 	if (w->network != NULL)
 		buf_addf(&exp, " (%s)", w->network);
 	if (w->cat == NULL) {
-		facts_rows_add(out, node, what.buf, exp.buf, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, what.buf, exp.buf, NULL,
 		    "'%s' is not in the catalog", w->model);
 		goto out;
 	}
 	if (w->cat->pci_ids.n == 0) {
-		facts_rows_add(out, node, what.buf, exp.buf, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, what.buf, exp.buf, NULL,
 		    "the catalog has no PCI ids for '%s' (onboard, or varies "
 		    "by board)", w->model);
 		goto out;
 	}
 	if (f->npci == 0) {
-		facts_rows_add(out, node, what.buf, exp.buf, NULL, FACTS_SKIP,
+		rows_addf(out, ROW_SKIP, node, what.buf, exp.buf, NULL,
 		    "no PCI device list gathered");
 		goto out;
 	}
@@ -2542,22 +2451,22 @@ facts_cmp_nic(struct facts_rows *out, const char *node,
 	}
 	buf_addf(&got, "%zu", cards.n);
 	if ((long)cards.n == w->count)
-		facts_rows_add(out, node, what.buf, exp.buf, got.buf, FACTS_OK,
-		    checked > 0 && bad == 0 ? "links at full width and "
-		    "speed" : NULL);
+		rows_addf(out, ROW_OK, node, what.buf, exp.buf, got.buf,
+		    checked > 0 && bad == 0 ? "links at full width and speed" :
+		    NULL);
 	else if ((long)cards.n < w->count) {
 		struct buf	ids = BUF_INIT;
 
 		for (i = 0; i < w->cat->pci_ids.n; i++)
 			buf_addf(&ids, "%s%s", i ? ", " : "",
 			    w->cat->pci_ids.v[i]);
-		facts_rows_add(out, node, what.buf, exp.buf, got.buf,
-		    FACTS_FAIL, "%ld missing (no PCI device %s)",
-		    w->count - (long)cards.n, ids.buf);
+		rows_addf(out, ROW_FAIL, node, what.buf, exp.buf, got.buf,
+		    "%ld missing (no PCI device %s)", w->count - (long)cards.n,
+		    ids.buf);
 		buf_release(&ids);
 	} else
-		facts_rows_add(out, node, what.buf, exp.buf, got.buf,
-		    FACTS_WARN, "more cards with its PCI ids than planned");
+		rows_addf(out, ROW_WARN, node, what.buf, exp.buf, got.buf,
+		    "more cards with its PCI ids than planned");
 out:
 	strvec_clear(&cards);
 	buf_release(&what);
@@ -2566,7 +2475,7 @@ out:
 }
 
 static void
-facts_cmp_nics(struct facts_rows *out, const struct plan *p,
+facts_cmp_nics(struct rows *out, const struct plan *p,
     const struct plan_hw *hw, const char *node, const struct facts *f)
 {
 	struct facts_nicwant	*w = NULL;
@@ -2610,13 +2519,13 @@ facts_cmp_nics(struct facts_rows *out, const struct plan *p,
 }
 
 void
-facts_compare(struct facts_rows *out, const struct plan *p,
+facts_compare(struct rows *out, const struct plan *p,
     const struct plan_node *nd, const struct facts *f)
 {
 	facts_cmp_os(out, p, nd->name, f);
 	if (nd->hw == NULL) {
-		facts_rows_add(out, nd->name, "hardware", NULL, NULL,
-		    FACTS_SKIP, "no hardware model for this node in the plan");
+		rows_addf(out, ROW_SKIP, nd->name, "hardware", NULL, NULL,
+		    "no hardware model for this node in the plan");
 		return;
 	}
 	facts_cmp_gpus(out, nd->hw, nd->name, f);

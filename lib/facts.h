@@ -30,7 +30,7 @@
 #include "strvec.h"
 
 struct catalog;
-struct json_writer;
+struct rows;
 struct plan;
 struct plan_node;
 
@@ -223,54 +223,19 @@ void		 facts_to_json(struct buf *, const struct facts *);
 int		 facts_from_json(struct facts **out, const char *label,
 		    const char *text, size_t len, struct prov_err *err);
 
-/* Drift: rows comparing a node's facts with the plan. */
-enum facts_verdict {
-	FACTS_OK = 0,
-	FACTS_WARN,
-	FACTS_FAIL,
-	FACTS_SKIP,
-};
-
-struct facts_row {
-	char			*node;
-	char			*what;		/* "gpu count", "memory" */
-	char			*expected;
-	char			*found;
-	enum facts_verdict	 verdict;
-	char			*reason;	/* why, or NULL */
-};
-
-struct facts_rows {
-	struct facts_row	*v;
-	size_t			 n, alloc;
-};
-
-#define FACTS_ROWS_INIT { NULL, 0, 0 }
-
 /* Memory may read this far below the plan (firmware, kernel reservations). */
 #define FACTS_MEM_SLACK		0.05
 
 /*
- * Append the drift rows of one node: GPU count and model (catalog PCI ids
- * against the plan's GPU model), PCIe links of GPUs and planned NICs
+ * Drift: append the rows (row.h: subject the node, limit what the plan
+ * expects, measured what was found) of one node: GPU count and model
+ * (catalog PCI ids against the plan's GPU model), PCIe links of GPUs and
+ * planned NICs
  * below their capability, memory against the plan (MemTotal may be up to
  * FACTS_MEM_SLACK short), planned NIC cards by PCI id, and the OS.
  * Anything the facts cannot tell is a skip row with its reason.
  */
-void		 facts_compare(struct facts_rows *out, const struct plan *,
+void		 facts_compare(struct rows *out, const struct plan *,
 		    const struct plan_node *, const struct facts *);
-/* Append one row (expected/found/reason may be NULL). */
-void		 facts_rows_add(struct facts_rows *, const char *node,
-		    const char *what, const char *expected, const char *found,
-		    enum facts_verdict, const char *reason_fmt, ...)
-		    __attribute__((format(printf, 7, 8)));
-void		 facts_rows_release(struct facts_rows *);
-/* Count of rows with verdict v. */
-size_t		 facts_rows_count(const struct facts_rows *,
-		    enum facts_verdict);
-const char	*facts_verdict_name(enum facts_verdict);
-/* The rows as an array value at `key`: [{node, what, ...}, ...]. */
-void		 facts_rows_to_json(struct json_writer *, const char *key,
-		    const struct facts_rows *);
 
 #endif

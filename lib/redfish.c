@@ -41,6 +41,7 @@
 #include "json.h"
 #include "plan.h"
 #include "redfish.h"
+#include "row.h"
 #include "str.h"
 #include "yml.h"
 
@@ -562,100 +563,6 @@ redfish_inv_to_json(struct json_writer *jw, const char *key,
 
 /* --- drift against the plan ------------------------------------------- */
 
-static void
-redfish_rows_add(struct redfish_rows *rows, const char *what,
-    const char *expected, const char *found, enum redfish_verdict v,
-    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static void
-redfish_rows_add(struct redfish_rows *rows, const char *what,
-    const char *expected, const char *found, enum redfish_verdict v,
-    const char *fmt, ...)
-{
-	struct redfish_row	*r;
-	va_list			 ap;
-
-	ALLOC_GROW(rows->v, rows->n + 1, rows->alloc);
-	r = &rows->v[rows->n++];
-	memset(r, 0, sizeof *r);
-	r->what = xstrdup(what);
-	r->expected = expected != NULL ? xstrdup(expected) : NULL;
-	r->found = found != NULL ? xstrdup(found) : NULL;
-	r->verdict = v;
-	if (fmt != NULL) {
-		struct buf	b = BUF_INIT;
-
-		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
-		va_end(ap);
-		r->reason = buf_detach(&b, NULL);
-	}
-}
-
-void
-redfish_rows_release(struct redfish_rows *rows)
-{
-	size_t	i;
-
-	for (i = 0; i < rows->n; i++) {
-		free(rows->v[i].what);
-		free(rows->v[i].expected);
-		free(rows->v[i].found);
-		free(rows->v[i].reason);
-	}
-	free(rows->v);
-	rows->v = NULL;
-	rows->n = rows->alloc = 0;
-}
-
-size_t
-redfish_rows_count(const struct redfish_rows *rows, enum redfish_verdict v)
-{
-	size_t	i, n = 0;
-
-	for (i = 0; i < rows->n; i++)
-		if (rows->v[i].verdict == v)
-			n++;
-	return n;
-}
-
-const char *
-redfish_verdict_name(enum redfish_verdict v)
-{
-	switch (v) {
-	case REDFISH_OK:
-		return "ok";
-	case REDFISH_WARN:
-		return "warn";
-	case REDFISH_FAIL:
-		return "fail";
-	case REDFISH_SKIP:
-		return "skip";
-	}
-	return "?";
-}
-
-void
-redfish_rows_to_json(struct json_writer *jw, const char *key,
-    const struct redfish_rows *rows)
-{
-	size_t	i;
-
-	json_array_begin(jw, key, 0);
-	for (i = 0; i < rows->n; i++) {
-		const struct redfish_row	*r = &rows->v[i];
-
-		json_object_begin(jw, NULL, 0);
-		json_str(jw, "what", r->what);
-		json_str(jw, "expected", r->expected);
-		json_str(jw, "found", r->found);
-		json_str(jw, "verdict", redfish_verdict_name(r->verdict));
-		json_str(jw, "reason", r->reason);
-		json_end(jw);
-	}
-	json_end(jw);
-}
-
 /*
  * Words of a model name, lowercase, split at anything not a letter or a
  * digit; "(R)", "(TM)" and, when `drop_parens`, any other parenthesised
@@ -750,7 +657,7 @@ redfish_fmt_num(double d, const char *unit)
 }
 
 static void
-redfish_cmp_count(struct redfish_rows *rows, const char *what, long want,
+redfish_cmp_count(struct rows *rows, const char *what, long want,
     long got, const char *unknown_why)
 {
 	char	e[32], f[32];
@@ -758,17 +665,17 @@ redfish_cmp_count(struct redfish_rows *rows, const char *what, long want,
 	snprintf(e, sizeof e, "%ld", want);
 	snprintf(f, sizeof f, "%ld", got);
 	if (got < 0)
-		redfish_rows_add(rows, what, e, NULL, REDFISH_SKIP, "%s",
+		rows_addf(rows, ROW_SKIP, NULL, what, e, NULL, "%s",
 		    unknown_why);
 	else if (got == want)
-		redfish_rows_add(rows, what, e, f, REDFISH_OK, NULL);
+		rows_addf(rows, ROW_OK, NULL, what, e, f, NULL);
 	else
-		redfish_rows_add(rows, what, e, f, REDFISH_FAIL, "%s than "
-		    "planned", got < want ? "fewer" : "more");
+		rows_addf(rows, ROW_FAIL, NULL, what, e, f,
+		    "%s than planned", got < want ? "fewer" : "more");
 }
 
-void
-redfish_compare(struct redfish_rows *rows, const struct plan_node *nd,
+static void
+redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
     const struct redfish_inv *inv, const struct catalog *cat)
 {
 	const struct plan_hw	*hw = nd->hw;
@@ -779,7 +686,7 @@ redfish_compare(struct redfish_rows *rows, const struct plan_node *nd,
 	size_t			 i;
 
 	if (hw == NULL) {
-		redfish_rows_add(rows, "hardware", NULL, NULL, REDFISH_SKIP,
+		rows_addf(rows, ROW_SKIP, NULL, "hardware", NULL, NULL,
 		    "the plan gives node '%s' no hardware", nd->name);
 		return;
 	}
@@ -789,41 +696,39 @@ redfish_compare(struct redfish_rows *rows, const struct plan_node *nd,
 	    "the BMC lists no processors");
 
 	if (hw->cpu_cat == NULL && hw->cpu.model == NULL)
-		redfish_rows_add(rows, "cpu model", NULL, inv->cpu_model,
-		    REDFISH_SKIP, "the plan names no CPU model");
+		rows_addf(rows, ROW_SKIP, NULL, "cpu model", NULL,
+		    inv->cpu_model, "the plan names no CPU model");
 	else if (inv->cpu_model == NULL)
-		redfish_rows_add(rows, "cpu model", hw->cpu_cat ?
-		    hw->cpu_cat->m.name : hw->cpu.model, NULL, REDFISH_SKIP,
-		    "the BMC gives no processor model");
+		rows_addf(rows, ROW_SKIP, NULL, "cpu model", hw->cpu_cat ?
+		    hw->cpu_cat->m.name : hw->cpu.model, NULL, "the BMC gives "
+		    "no processor model");
 	else if (redfish_cpu_matches(inv->cpu_model, hw->cpu_cat,
 	    hw->cpu.model))
-		redfish_rows_add(rows, "cpu model", hw->cpu_cat ?
-		    hw->cpu_cat->m.name : hw->cpu.model, inv->cpu_model,
-		    REDFISH_OK, NULL);
+		rows_addf(rows, ROW_OK, NULL, "cpu model", hw->cpu_cat ?
+		    hw->cpu_cat->m.name : hw->cpu.model, inv->cpu_model, NULL);
 	else
-		redfish_rows_add(rows, "cpu model", hw->cpu_cat ?
+		rows_addf(rows, ROW_WARN, NULL, "cpu model", hw->cpu_cat ?
 		    hw->cpu_cat->m.name : hw->cpu.model, inv->cpu_model,
-		    REDFISH_WARN, "the BMC's model does not name the planned "
-		    "CPU");
+		    "the BMC's model does not name the planned CPU");
 
 	if (isnan(hw->mem_gb))
-		redfish_rows_add(rows, "memory", NULL, NULL, REDFISH_SKIP,
+		rows_addf(rows, ROW_SKIP, NULL, "memory", NULL, NULL,
 		    "the plan gives no memory_gb");
 	else if (isnan(inv->mem_gib))
-		redfish_rows_add(rows, "memory", e = redfish_fmt_num(hw->mem_gb,
-		    "GB"), NULL, REDFISH_SKIP, "the BMC reports no memory");
+		rows_addf(rows, ROW_SKIP, NULL, "memory", e =
+		    redfish_fmt_num(hw->mem_gb, "GB"), NULL, "the BMC reports "
+		    "no memory");
 	else {
 		e = redfish_fmt_num(hw->mem_gb, "GB");
 		f = redfish_fmt_num(inv->mem_gib, "GiB");
 		if (inv->mem_gib < hw->mem_gb * (1 - REDFISH_MEM_SLACK))
-			redfish_rows_add(rows, "memory", e, f, REDFISH_FAIL,
+			rows_addf(rows, ROW_FAIL, NULL, "memory", e, f,
 			    "less than planned");
 		else if (inv->mem_gib > hw->mem_gb * (1 + REDFISH_MEM_SLACK))
-			redfish_rows_add(rows, "memory", e, f, REDFISH_WARN,
+			rows_addf(rows, ROW_WARN, NULL, "memory", e, f,
 			    "more than planned");
 		else
-			redfish_rows_add(rows, "memory", e, f, REDFISH_OK,
-			    NULL);
+			rows_addf(rows, ROW_OK, NULL, "memory", e, f, NULL);
 	}
 	free(e);
 	free(f);
@@ -844,23 +749,23 @@ redfish_compare(struct redfish_rows *rows, const struct plan_node *nd,
 			}
 		}
 		if (same)
-			redfish_rows_add(rows, "gpu model", hw->gpu_cat->m.id,
-			    hw->gpu_cat->m.id, REDFISH_OK, NULL);
+			rows_addf(rows, ROW_OK, NULL, "gpu model",
+			    hw->gpu_cat->m.id, hw->gpu_cat->m.id, NULL);
 		else
-			redfish_rows_add(rows, "gpu model", hw->gpu_cat->m.id,
-			    g != NULL ? g->m.id : inv->gpu_pci_ids.v[i],
-			    REDFISH_FAIL, "PCI id %s is %s",
-			    inv->gpu_pci_ids.v[i],
-			    g != NULL ? "another GPU" : "not in the catalog");
+			rows_addf(rows, ROW_FAIL, NULL, "gpu model",
+			    hw->gpu_cat->m.id, g != NULL ? g->m.id :
+			    inv->gpu_pci_ids.v[i], "PCI id %s is %s",
+			    inv->gpu_pci_ids.v[i], g != NULL ? "another GPU" :
+			    "not in the catalog");
 	} else if (hw->gpu_cat != NULL && hw->ngpus > 0)
-		redfish_rows_add(rows, "gpu model", hw->gpu_cat->m.id,
-		    inv->gpu_model, REDFISH_SKIP,
-		    "the BMC gives no GPU PCI ids");
+		rows_addf(rows, ROW_SKIP, NULL, "gpu model",
+		    hw->gpu_cat->m.id, inv->gpu_model, "the BMC gives no GPU "
+		    "PCI ids");
 
 	psus = hw->psu.count >= 0 ? hw->psu.count : sys != NULL ?
 	    sys->psu_count : -1;
 	if (psus < 0)
-		redfish_rows_add(rows, "psu count", NULL, NULL, REDFISH_SKIP,
+		rows_addf(rows, ROW_SKIP, NULL, "psu count", NULL, NULL,
 		    "neither the plan nor its system gives a PSU count");
 	else
 		redfish_cmp_count(rows, "psu count", psus, inv->psus,
@@ -873,27 +778,38 @@ redfish_compare(struct redfish_rows *rows, const struct plan_node *nd,
 			    (isnan(watts) || sys->psu_ratings[i].watts > watts))
 				watts = sys->psu_ratings[i].watts;
 	if (isnan(watts))
-		redfish_rows_add(rows, "psu watts", NULL, NULL, REDFISH_SKIP,
+		rows_addf(rows, ROW_SKIP, NULL, "psu watts", NULL, NULL,
 		    "neither the plan nor its system gives PSU watts");
 	else if (isnan(inv->psu_watts_min))
-		redfish_rows_add(rows, "psu watts", e = redfish_fmt_num(watts,
-		    "W"), NULL, REDFISH_SKIP, "the BMC gives no "
+		rows_addf(rows, ROW_SKIP, NULL, "psu watts", e =
+		    redfish_fmt_num(watts, "W"), NULL, "the BMC gives no "
 		    "PowerCapacityWatts");
 	else {
 		e = redfish_fmt_num(watts, "W");
 		f = redfish_fmt_num(inv->psu_watts_min, "W");
 		if (inv->psu_watts_min < watts * 0.99)
-			redfish_rows_add(rows, "psu watts", e, f, REDFISH_FAIL,
+			rows_addf(rows, ROW_FAIL, NULL, "psu watts", e, f,
 			    "a PSU is rated below the plan");
 		else if (inv->psu_watts_min > watts * 1.01)
-			redfish_rows_add(rows, "psu watts", e, f, REDFISH_WARN,
+			rows_addf(rows, ROW_WARN, NULL, "psu watts", e, f,
 			    "PSUs rated above the plan");
 		else
-			redfish_rows_add(rows, "psu watts", e, f, REDFISH_OK,
+			rows_addf(rows, ROW_OK, NULL, "psu watts", e, f,
 			    NULL);
 	}
 	free(e);
 	free(f);
+}
+
+void
+redfish_compare(struct rows *rows, const struct plan_node *nd,
+    const struct redfish_inv *inv, const struct catalog *cat)
+{
+	size_t	i, from = rows->n;
+
+	redfish_compare_hw(rows, nd, inv, cat);
+	for (i = from; i < rows->n; i++)
+		rows->v[i].subject = xstrdup(nd->name);
 }
 
 /* --- passwords -------------------------------------------------------- */

@@ -44,6 +44,7 @@ struct catalog;
 struct json_writer;
 struct plan_bmc;
 struct plan_node;
+struct rows;
 struct yml_doc;
 struct yml_node;
 
@@ -200,46 +201,17 @@ void		 redfish_inv_summary(struct buf *, const struct redfish_inv *);
 void		 redfish_inv_to_json(struct json_writer *, const char *key,
 		    const struct redfish_inv *);
 
-/* Drift of a BMC's inventory against the plan, like facts rows. */
-enum redfish_verdict {
-	REDFISH_OK = 0,
-	REDFISH_WARN,
-	REDFISH_FAIL,
-	REDFISH_SKIP,
-};
-
-struct redfish_row {
-	char			*what;		/* "cpu count", "memory" */
-	char			*expected;
-	char			*found;
-	enum redfish_verdict	 verdict;
-	char			*reason;	/* may be NULL */
-};
-
-struct redfish_rows {
-	struct redfish_row	*v;
-	size_t			 n, alloc;
-};
-
-#define REDFISH_ROWS_INIT { NULL, 0, 0 }
-
 /* Memory may read this far from the plan before it is drift. */
 #define REDFISH_MEM_SLACK	0.05
 
 /*
- * Append rows for CPU model and count, memory total, GPU count (and model
- * by catalog PCI ids when known), PSU count and watts.  What the plan
+ * Drift of a BMC's inventory against the plan: append rows (row.h,
+ * subject the node) for CPU model and count, memory total, GPU count (and
+ * model by catalog PCI ids when known), PSU count and watts.  What the plan
  * does not say, or the BMC did not report, is a skip row with its reason.
  */
-void		 redfish_compare(struct redfish_rows *,
+void		 redfish_compare(struct rows *,
 		    const struct plan_node *, const struct redfish_inv *,
 		    const struct catalog *);
-void		 redfish_rows_release(struct redfish_rows *);
-size_t		 redfish_rows_count(const struct redfish_rows *,
-		    enum redfish_verdict);
-const char	*redfish_verdict_name(enum redfish_verdict);
-/* The rows as an array value at `key`. */
-void		 redfish_rows_to_json(struct json_writer *, const char *key,
-		    const struct redfish_rows *);
 
 #endif

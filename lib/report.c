@@ -20,6 +20,7 @@
 #include "facts.h"
 #include "plan.h"
 #include "report.h"
+#include "row.h"
 #include "state.h"
 
 #define REPORT_RACK_W	300	/* drawing width of the equipment */
@@ -145,14 +146,14 @@ static const char report_css[] =
 /* ------------------------------------------------------------------ */
 /* Check rows by subject */
 
-static const struct check_row *
-report_row(const struct check_result *cr, const char *group,
+static const struct row *
+report_row(const struct rows *cr, const char *group,
     const char *subject, const char *what)
 {
 	size_t	i;
 
 	for (i = 0; cr != NULL && i < cr->n; i++) {
-		const struct check_row	*r = &cr->rows[i];
+		const struct row	*r = &cr->v[i];
 
 		if (strcmp(r->group, group) == 0 && r->subject != NULL &&
 		    strcmp(r->subject, subject) == 0 && r->what != NULL &&
@@ -445,10 +446,10 @@ report_racks(struct buf *b, const struct plan *p, const double *hw_w,
 /* Power, cooling, PSUs */
 
 static void
-report_bar_row(struct buf *b, const char *label, const struct check_row *r,
+report_bar_row(struct buf *b, const char *label, const struct row *r,
     const char *unit)
 {
-	const char	*sev = check_sev_name(r->sev);
+	const char	*sev = row_verdict_name(r->verdict);
 
 	buf_addf(b, "<tr class=\"power %s\"><td>", sev);
 	buf_add_html(b, label);
@@ -463,7 +464,7 @@ report_bar_row(struct buf *b, const char *label, const struct check_row *r,
 
 static void
 report_power(struct buf *b, const struct plan *p,
-    const struct check_result *cr)
+    const struct rows *cr)
 {
 	size_t	i, j;
 
@@ -481,7 +482,7 @@ report_power(struct buf *b, const struct plan *p,
 	    "</tr>\n");
 	for (i = 0; i < p->nracks; i++) {
 		const struct plan_rack	*r = &p->racks[i];
-		const struct check_row	*row;
+		const struct row	*row;
 		char			*subj, *label;
 		char			 feeds[8][8];
 		size_t			 nf = 0, k;
@@ -522,7 +523,7 @@ report_power(struct buf *b, const struct plan *p,
 }
 
 static void
-report_psu(struct buf *b, const struct plan *p, const struct check_result *cr)
+report_psu(struct buf *b, const struct plan *p, const struct rows *cr)
 {
 	size_t	i, k;
 
@@ -542,8 +543,8 @@ report_psu(struct buf *b, const struct plan *p, const struct check_result *cr)
 
 		/* one row per rack voltage the model meets */
 		for (k = 0; cr != NULL && k < cr->n; k++) {
-			const struct check_row	*r = &cr->rows[k];
-			const char		*sev = check_sev_name(r->sev);
+			const struct row	*r = &cr->v[k];
+			const char		*sev = row_verdict_name(r->verdict);
 
 			if (strcmp(r->group, "power") != 0 ||
 			    strcmp(r->subject, subj) != 0 ||
@@ -667,25 +668,27 @@ report_pcie(struct buf *b, const struct plan *p)
 /* ------------------------------------------------------------------ */
 /* Checks, apply, verify */
 
+/*
+ * Rows (row.h) as a table whose rows are <tr class="KIND VERDICT">, the
+ * same columns for check and verify rows.
+ */
 static void
-report_checks(struct buf *b, const struct check_result *cr)
+report_rows(struct buf *b, const char *kind, const struct rows *rows)
 {
 	size_t	i;
 
-	buf_adds(b, "<section id=\"checks\"><h2>Checks</h2>\n");
-	if (cr == NULL || cr->n == 0) {
-		buf_adds(b, "<p class=\"note\">No check rows.</p></section>\n");
-		return;
-	}
-	buf_adds(b, "<table class=\"checks\"><tr><th></th><th>group</th>"
+	buf_addf(b, "<table class=\"%s\"><tr><th></th><th>group</th>"
 	    "<th>subject</th><th>check</th><th>measured</th><th>limit</th>"
-	    "<th>detail</th></tr>\n");
-	for (i = 0; i < cr->n; i++) {
-		const struct check_row	*r = &cr->rows[i];
-		const char		*sev = check_sev_name(r->sev);
+	    "<th>detail</th></tr>\n", kind);
+	for (i = 0; i < rows->n; i++) {
+		const struct row	*r = &rows->v[i];
+		const char		*vs = row_verdict_name(r->verdict);
 
-		buf_addf(b, "<tr class=\"check %s\" data-group=\"%s\">"
-		    "<td class=\"sev\">%s</td>", sev, r->group, sev);
+		buf_addf(b, "<tr class=\"%s %s\" data-group=\"", kind, vs);
+		buf_add_html(b, r->group != NULL ? r->group : "");
+		buf_adds(b, "\" data-subject=\"");
+		buf_add_html(b, r->subject != NULL ? r->subject : "");
+		buf_addf(b, "\"><td class=\"verdict\">%s</td>", vs);
 		report_text(b, "td", NULL, r->group);
 		report_text(b, "td", NULL, r->subject);
 		report_text(b, "td", NULL, r->what);
@@ -694,7 +697,19 @@ report_checks(struct buf *b, const struct check_result *cr)
 		report_text(b, "td", NULL, r->hint);
 		buf_adds(b, "</tr>\n");
 	}
-	buf_adds(b, "</table></section>\n");
+	buf_adds(b, "</table>\n");
+}
+
+static void
+report_checks(struct buf *b, const struct rows *cr)
+{
+	buf_adds(b, "<section id=\"checks\"><h2>Checks</h2>\n");
+	if (cr == NULL || cr->n == 0) {
+		buf_adds(b, "<p class=\"note\">No check rows.</p></section>\n");
+		return;
+	}
+	report_rows(b, "check", cr);
+	buf_adds(b, "</section>\n");
 }
 
 static void
@@ -759,8 +774,7 @@ report_apply(struct buf *b, const struct report_in *in)
 static void
 report_verify(struct buf *b, const struct report_in *in)
 {
-	const struct facts_rows	*v = in->verify;
-	size_t			 i;
+	const struct rows	*v = in->verify;
 
 	buf_adds(b, "<section id=\"verify\"><h2>Verify</h2>\n");
 	if (v == NULL) {
@@ -772,33 +786,17 @@ report_verify(struct buf *b, const struct report_in *in)
 	buf_adds(b, "<p class=\"note\">From ");
 	buf_add_html(b, in->verify_path != NULL ? in->verify_path : "");
 	buf_addf(b, ": %zu ok, %zu warn, %zu fail, %zu skip.</p>\n",
-	    facts_rows_count(v, FACTS_OK), facts_rows_count(v, FACTS_WARN),
-	    facts_rows_count(v, FACTS_FAIL), facts_rows_count(v, FACTS_SKIP));
-	buf_adds(b, "<table class=\"verify\"><tr><th></th><th>node</th>"
-	    "<th>check</th><th>expected</th><th>found</th><th>reason</th>"
-	    "</tr>\n");
-	for (i = 0; i < v->n; i++) {
-		const struct facts_row	*r = &v->v[i];
-		const char		*vs = facts_verdict_name(r->verdict);
-
-		buf_addf(b, "<tr class=\"verify %s\" data-node=\"", vs);
-		buf_add_html(b, r->node);
-		buf_addf(b, "\"><td class=\"verdict\">%s</td>", vs);
-		report_text(b, "td", NULL, r->node);
-		report_text(b, "td", NULL, r->what);
-		report_text(b, "td", NULL, r->expected);
-		report_text(b, "td", NULL, r->found);
-		report_text(b, "td", NULL, r->reason);
-		buf_adds(b, "</tr>\n");
-	}
-	buf_adds(b, "</table></section>\n");
+	    rows_count(v, ROW_OK), rows_count(v, ROW_WARN),
+	    rows_count(v, ROW_FAIL), rows_count(v, ROW_SKIP));
+	report_rows(b, "verify", v);
+	buf_adds(b, "</section>\n");
 }
 
 static void
 report_summary(struct buf *b, const struct report_in *in)
 {
-	const struct check_result	*cr = in->checks;
-	size_t				 i, shown = 0;
+	const struct rows	*cr = in->checks;
+	size_t			 i, shown = 0;
 
 	buf_adds(b, "<section id=\"summary\"><h2>Summary</h2>\n<p>Checks: ");
 	if (cr != NULL)
@@ -806,20 +804,21 @@ report_summary(struct buf *b, const struct report_in *in)
 		    "<span class=\"badge b-warn\">%zu warn</span>"
 		    "<span class=\"badge b-fail\">%zu fail</span>"
 		    "<span class=\"badge b-skip\">%zu skip</span>",
-		    cr->nok, cr->nwarn, cr->nfail, cr->nskip);
+		    rows_count(cr, ROW_OK), rows_count(cr, ROW_WARN),
+		    rows_count(cr, ROW_FAIL), rows_count(cr, ROW_SKIP));
 	if (in->verify != NULL)
 		buf_addf(b, " &nbsp; Verify: "
 		    "<span class=\"badge b-ok\">%zu ok</span>"
 		    "<span class=\"badge b-fail\">%zu fail</span>",
-		    facts_rows_count(in->verify, FACTS_OK),
-		    facts_rows_count(in->verify, FACTS_FAIL));
+		    rows_count(in->verify, ROW_OK),
+		    rows_count(in->verify, ROW_FAIL));
 	buf_adds(b, "</p>\n");
-	if (cr != NULL && cr->nfail > 0) {
+	if (cr != NULL && rows_count(cr, ROW_FAIL) > 0) {
 		buf_adds(b, "<ul class=\"failures\">\n");
 		for (i = 0; i < cr->n && shown < 30; i++) {
-			const struct check_row	*r = &cr->rows[i];
+			const struct row	*r = &cr->v[i];
 
-			if (r->sev != CHECK_FAIL)
+			if (r->verdict != ROW_FAIL)
 				continue;
 			shown++;
 			buf_adds(b, "<li>");

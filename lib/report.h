@@ -3,7 +3,7 @@
  * self-contained HTML page (inline CSS and SVG, no script, no network)
  * that a person can open or mail.
  *
- *	struct check_result cr = CHECK_RESULT_INIT;
+ *	struct rows cr = ROWS_INIT;
  *	check_plan(&cr, plan, &err);
  *	struct report_in in = REPORT_IN_INIT;
  *	in.plan = plan;
@@ -33,16 +33,16 @@
 #include "buf.h"
 
 struct plan;
-struct check_result;
+struct rows;
 struct state;
-struct facts_rows;
+struct rows;
 
 struct report_in {
 	const struct plan		*plan;
-	const struct check_result	*checks;	/* check_plan() rows */
+	const struct rows	*checks;	/* check_plan() rows */
 	const struct state		*state;		/* or NULL */
 	const char			*state_path;	/* shown */
-	const struct facts_rows		*verify;	/* or NULL */
+	const struct rows		*verify;	/* or NULL */
 	const char			*verify_path;	/* shown */
 	const char			*generated;	/* "2026-11-30 19:00" */
 };

@@ -36,6 +36,7 @@
 #include "json.h"
 #include "hw.h"
 #include "plan.h"
+#include "row.h"
 #include "render.h"
 #include "ssh.h"
 #include "str.h"
@@ -1628,7 +1629,7 @@ struct verify_nd {
 
 struct verify_ctx {
 	const struct plan		*p;
-	struct facts_rows		*out;
+	struct rows			*out;
 	const struct verify_opts	*o;
 	const struct verify_env		*env;
 	const struct verify_node	*head;
@@ -1770,27 +1771,25 @@ verify_nd_link(const struct verify_nd *d, const char *name)
 	return NULL;
 }
 
+/* A row of node `node` (row.h); the hint from fmt, NULL for none. */
 static void
-verify_row(struct verify_ctx *c, const char *node, const char *what,
-    const char *exp, const char *found, enum facts_verdict v,
-    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+verify_row(struct verify_ctx *c, enum row_verdict v, const char *node,
+    const char *what, const char *exp, const char *found, const char *fmt,
+    ...) PROV_PRINTF(7, 8);
 
 static void
-verify_row(struct verify_ctx *c, const char *node, const char *what,
-    const char *exp, const char *found, enum facts_verdict v,
-    const char *fmt, ...)
+verify_row(struct verify_ctx *c, enum row_verdict v, const char *node,
+    const char *what, const char *exp, const char *found, const char *fmt,
+    ...)
 {
-	struct buf	b = BUF_INIT;
-	va_list		ap;
+	struct row	*r = rows_addf(c->out, v, node, what, exp, found, NULL);
+	va_list		 ap;
 
 	if (fmt != NULL) {
 		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
+		r->hint = xvasprintf(fmt, ap);
 		va_end(ap);
 	}
-	facts_rows_add(c->out, node, what, exp, found, v,
-	    fmt != NULL ? "%s" : NULL, b.buf);
-	buf_release(&b);
 }
 
 /* hostname, addresses, and per network the link's speed and MTU */
@@ -1805,14 +1804,14 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 	size_t				 i, len = strlen(pn->name);
 
 	if (h == NULL)
-		verify_row(c, pn->name, "hostname", pn->name, NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, pn->name, "hostname", pn->name, NULL,
 		    "uname -n printed nothing");
 	else if (strcmp(h, pn->name) == 0 || (strncmp(h, pn->name, len) == 0 &&
 	    h[len] == '.'))
-		verify_row(c, pn->name, "hostname", pn->name, h, FACTS_OK,
+		verify_row(c, ROW_OK, pn->name, "hostname", pn->name, h,
 		    NULL);
 	else
-		verify_row(c, pn->name, "hostname", pn->name, h, FACTS_FAIL,
+		verify_row(c, ROW_FAIL, pn->name, "hostname", pn->name, h,
 		    "the node calls itself '%s' (apply's base step sets it)",
 		    h);
 
@@ -1830,7 +1829,7 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 		what = xasprintf("address %s", net->name);
 		if (verify_node_sec(vn, "ip") == NULL ||
 		    verify_node_sec(vn, "ip")->rc != 0) {
-			verify_row(c, pn->name, what, addr, NULL, FACTS_SKIP,
+			verify_row(c, ROW_SKIP, pn->name, what, addr, NULL,
 			    "'ip -o addr' did not run");
 			free(what);
 			continue;
@@ -1843,15 +1842,15 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 			for (j = 0; j < d->nifa && j < 6; j++)
 				buf_addf(&have, "%s%s %s", j ? ", " : "",
 				    d->ifa[j].name, d->ifa[j].text);
-			verify_row(c, pn->name, what, addr, have.len ?
-			    have.buf : "none", FACTS_FAIL, "no interface "
-			    "holds the planned address");
+			verify_row(c, ROW_FAIL, pn->name, what, addr, have.len
+			    ? have.buf : "none", "no interface holds the "
+			    "planned address");
 			buf_release(&have);
 			free(what);
 			continue;
 		}
 		found = xasprintf("%s %s", ia->name, ia->text);
-		verify_row(c, pn->name, what, addr, found, FACTS_OK, exact ?
+		verify_row(c, ROW_OK, pn->name, what, addr, found, exact ?
 		    NULL : "inside the loopback prefix of '%s'", ia->name);
 		free(found);
 		free(what);
@@ -1861,7 +1860,7 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 		l = verify_nd_link(d, ia->name);
 		what = xasprintf("mtu %s", net->name);
 		if (l == NULL || l->mtu < 0)
-			verify_row(c, pn->name, what, NULL, NULL, FACTS_SKIP,
+			verify_row(c, ROW_SKIP, pn->name, what, NULL, NULL,
 			    "no MTU for '%s' in /sys/class/net", ia->name);
 		else {
 			char	exp[48], got[64];
@@ -1870,12 +1869,12 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 			snprintf(exp, sizeof exp, "%ld (as the other nodes)",
 			    c->mtu[i]);
 			if (c->mtu[i] <= 0 || l->mtu == c->mtu[i])
-				verify_row(c, pn->name, what, exp, got,
-				    FACTS_OK, NULL);
+				verify_row(c, ROW_OK, pn->name, what, exp,
+				    got, NULL);
 			else
-				verify_row(c, pn->name, what, exp, got,
-				    FACTS_FAIL, "MTU differs from the rest of "
-				    "network '%s': large frames get dropped",
+				verify_row(c, ROW_FAIL, pn->name, what, exp,
+				    got, "MTU differs from the rest of network "
+				    "'%s': large frames get dropped",
 				    net->name);
 		}
 		free(what);
@@ -1885,22 +1884,21 @@ verify_eval_identity(struct verify_ctx *c, size_t k)
 
 			snprintf(exp, sizeof exp, ">= %g Gb/s", net->gbps);
 			if (l == NULL || l->speed <= 0)
-				verify_row(c, pn->name, what, exp, NULL,
-				    FACTS_SKIP, "'%s' reports no link speed "
-				    "(virtual or loopback interface)",
-				    ia->name);
+				verify_row(c, ROW_SKIP, pn->name, what, exp,
+				    NULL, "'%s' reports no link speed (virtual "
+				    "or loopback interface)", ia->name);
 			else {
 				snprintf(got, sizeof got, "%g Gb/s (%s)",
 				    (double)l->speed / 1000.0, ia->name);
 				if (isnan(net->gbps) ||
 				    (double)l->speed >= net->gbps * 1000 - 0.5)
-					verify_row(c, pn->name, what, exp, got,
-					    FACTS_OK, NULL);
+					verify_row(c, ROW_OK, pn->name, what,
+					    exp, got, NULL);
 				else
-					verify_row(c, pn->name, what, exp, got,
-					    FACTS_FAIL, "the link runs slower "
-					    "than planned: cable, transceiver "
-					    "or switch port");
+					verify_row(c, ROW_FAIL, pn->name,
+					    what, exp, got, "the link runs "
+					    "slower than planned: cable, "
+					    "transceiver or switch port");
 			}
 		}
 		free(what);
@@ -1960,20 +1958,19 @@ verify_eval_ib(struct verify_ctx *c, size_t k)
 				    ib->rate_gbps);
 		}
 		if (ports == 0)
-			verify_row(c, pn->name, what, exp, "no InfiniBand "
-			    "port", FACTS_FAIL, "/sys/class/infiniband is "
+			verify_row(c, ROW_FAIL, pn->name, what, exp,
+			    "no InfiniBand port", "/sys/class/infiniband is "
 			    "empty: card missing or the driver (mlx5_ib) not "
 			    "loaded");
 		else {
 			snprintf(got, sizeof got, "%ld of %ld Active at "
 			    ">= %g Gb/s", active, ports, net->gbps);
 			if (active >= want)
-				verify_row(c, pn->name, what, exp, got,
-				    FACTS_OK, bad.len ? "also: %s" : NULL,
-				    bad.buf);
+				verify_row(c, ROW_OK, pn->name, what, exp,
+				    got, bad.len ? "also: %s" : NULL, bad.buf);
 			else
-				verify_row(c, pn->name, what, exp, got,
-				    FACTS_FAIL, "%s", bad.len ? bad.buf :
+				verify_row(c, ROW_FAIL, pn->name, what, exp,
+				    got, "%s", bad.len ? bad.buf :
 				    "too few ports");
 		}
 		buf_release(&bad);
@@ -2001,7 +1998,7 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 
 	memset(&nv, 0, sizeof nv);
 	if (planned == 0 && vn->facts->ngpus == 0) {
-		verify_row(c, pn->name, "gpu", NULL, NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, pn->name, "gpu", NULL, NULL,
 		    "no GPU in the plan for this node and no NVIDIA device "
 		    "found: GPU checks skipped");
 		return;
@@ -2015,10 +2012,10 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 		buf_addf(&exp, "%s.x", p->sw.driver_branch);
 
 	if (sx == NULL) {
-		verify_row(c, pn->name, "gpu driver", exp.len ? exp.buf : NULL,
-		    NULL, FACTS_FAIL, "nvidia-smi not found: the NVIDIA driver "
-		    "is not installed");
-		verify_row(c, pn->name, "gpu health", NULL, NULL, FACTS_SKIP,
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
+		    exp.buf : NULL, NULL, "nvidia-smi not found: the NVIDIA "
+		    "driver is not installed");
+		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
 		    "needs nvidia-smi");
 		goto xid;
 	}
@@ -2026,10 +2023,10 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 		char	*t = sx->rc != 0 ? verify_first_line(sx->body) :
 		    xstrdup(err.msg);
 
-		verify_row(c, pn->name, "gpu driver", exp.len ? exp.buf : NULL,
-		    sm != NULL && sm->rc == 0 ? "module loaded" : "not loaded",
-		    FACTS_FAIL, "nvidia-smi -q -x: %s", t);
-		verify_row(c, pn->name, "gpu health", NULL, NULL, FACTS_SKIP,
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
+		    exp.buf : NULL, sm != NULL && sm->rc == 0 ? "module loaded"
+		    : "not loaded", "nvidia-smi -q -x: %s", t);
+		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
 		    "nvidia-smi did not answer");
 		free(t);
 		goto xid;
@@ -2041,20 +2038,21 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 		    strlen(p->sw.driver_branch) : 0;
 
 		if (exp.len == 0)
-			verify_row(c, pn->name, "gpu driver", NULL, v,
-			    FACTS_SKIP, "the plan names no driver branch");
+			verify_row(c, ROW_SKIP, pn->name, "gpu driver", NULL,
+			    v, "the plan names no driver branch");
 		else if (v == NULL)
-			verify_row(c, pn->name, "gpu driver", exp.buf, NULL,
-			    FACTS_FAIL, "nvidia-smi reports no driver version");
+			verify_row(c, ROW_FAIL, pn->name, "gpu driver",
+			    exp.buf, NULL, "nvidia-smi reports no driver "
+			    "version");
 		else if (p->sw.driver_version != NULL ?
 		    strcmp(v, p->sw.driver_version) == 0 :
 		    (strncmp(v, p->sw.driver_branch, bl) == 0 &&
 		    (v[bl] == '.' || v[bl] == '\0')))
-			verify_row(c, pn->name, "gpu driver", exp.buf, v,
-			    FACTS_OK, NULL);
+			verify_row(c, ROW_OK, pn->name, "gpu driver", exp.buf,
+			    v, NULL);
 		else
-			verify_row(c, pn->name, "gpu driver", exp.buf, v,
-			    FACTS_FAIL, "another driver than planned: apply "
+			verify_row(c, ROW_FAIL, pn->name, "gpu driver",
+			    exp.buf, v, "another driver than planned: apply "
 			    "the gpu-driver step (a reboot may be needed)");
 	}
 	n = nv.n;
@@ -2096,35 +2094,35 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 	buf_reset(&b);
 	buf_addf(&b, "%ld of %zu Enabled", on, n);
 	if (n == 0)
-		verify_row(c, pn->name, "gpu persistence", "Enabled", NULL,
-		    FACTS_SKIP, "nvidia-smi lists no GPU");
+		verify_row(c, ROW_SKIP, pn->name, "gpu persistence", "Enabled"
+		    , NULL, "nvidia-smi lists no GPU");
 	else if (off == 0)
-		verify_row(c, pn->name, "gpu persistence", "Enabled", b.buf,
-		    FACTS_OK, NULL);
+		verify_row(c, ROW_OK, pn->name, "gpu persistence", "Enabled",
+		    b.buf, NULL);
 	else
-		verify_row(c, pn->name, "gpu persistence", "Enabled", b.buf,
-		    FACTS_WARN, "persistence mode off: the driver unloads "
-		    "between jobs (start nvidia-persistenced)");
+		verify_row(c, ROW_WARN, pn->name, "gpu persistence", "Enabled"
+		    , b.buf, "persistence mode off: the driver unloads between "
+		    "jobs (start nvidia-persistenced)");
 	/* ECC */
 	buf_reset(&b);
 	buf_addf(&b, "%ld uncorrectable, %ld corrected", unc, cor);
 	if (n == 0)
 		;
 	else if (unc > 0)
-		verify_row(c, pn->name, "gpu ecc", "0 uncorrectable", b.buf,
-		    FACTS_FAIL, "uncorrectable ECC errors: drain the node and "
-		    "run dcgmi diag -r 3; RMA when they recur");
+		verify_row(c, ROW_FAIL, pn->name, "gpu ecc", "0 uncorrectable"
+		    , b.buf, "uncorrectable ECC errors: drain the node and run "
+		    "dcgmi diag -r 3; RMA when they recur");
 	else if (na == (long)n)
-		verify_row(c, pn->name, "gpu ecc", "0 uncorrectable", NULL,
-		    FACTS_SKIP, "'%s' has no ECC memory (nvidia-smi: N/A)",
+		verify_row(c, ROW_SKIP, pn->name, "gpu ecc", "0 uncorrectable"
+		    , NULL, "'%s' has no ECC memory (nvidia-smi: N/A)",
 		    nv.gpus[0].name ? nv.gpus[0].name : "GPU");
 	else if (nm != NULL)
-		verify_row(c, pn->name, "gpu ecc", "Enabled, 0 uncorrectable",
-		    b.buf, FACTS_WARN, "ECC is off on a '%s': enable it "
+		verify_row(c, ROW_WARN, pn->name, "gpu ecc", "Enabled, 0 "
+		    "uncorrectable", b.buf, "ECC is off on a '%s': enable it "
 		    "(nvidia-smi -e 1, then reset)", nm);
 	else
-		verify_row(c, pn->name, "gpu ecc", "0 uncorrectable", b.buf,
-		    FACTS_OK, NULL);
+		verify_row(c, ROW_OK, pn->name, "gpu ecc", "0 uncorrectable",
+		    b.buf, NULL);
 	/* retired pages and row remapping */
 	buf_reset(&b);
 	buf_addf(&b, "max %ld retired, %ld pending, %ld remap failures",
@@ -2132,33 +2130,33 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 	if (n == 0)
 		;
 	else if (rfail > 0)
-		verify_row(c, pn->name, "gpu retired pages", "no remap "
-		    "failure", b.buf, FACTS_FAIL, "row remapping failed on "
-		    "%ld GPU%s: the memory is exhausted, RMA", rfail,
-		    rfail == 1 ? "" : "s");
+		verify_row(c, ROW_FAIL, pn->name, "gpu retired pages",
+		    "no remap failure", b.buf, "row remapping failed on %ld "
+		    "GPU%s: the memory is exhausted, RMA", rfail, rfail == 1 ?
+		    "" : "s");
 	else if (retired >= VERIFY_RETIRED_MAX)
-		verify_row(c, pn->name, "gpu retired pages", "< 60 retired",
-		    b.buf, FACTS_FAIL, "%ld retired pages: at NVIDIA's RMA "
+		verify_row(c, ROW_FAIL, pn->name, "gpu retired pages",
+		    "< 60 retired", b.buf, "%ld retired pages: at NVIDIA's RMA "
 		    "mark", retired);
 	else if (pending > 0)
-		verify_row(c, pn->name, "gpu retired pages", "none pending",
-		    b.buf, FACTS_WARN, "a retirement or remap waits for a "
+		verify_row(c, ROW_WARN, pn->name, "gpu retired pages",
+		    "none pending", b.buf, "a retirement or remap waits for a "
 		    "GPU reset or reboot");
 	else if (retired_known == 0)
-		verify_row(c, pn->name, "gpu retired pages", NULL, NULL,
-		    FACTS_SKIP, "nvidia-smi reports neither retired pages nor "
-		    "row remapping (N/A)");
+		verify_row(c, ROW_SKIP, pn->name, "gpu retired pages", NULL,
+		    NULL, "nvidia-smi reports neither retired pages nor row "
+		    "remapping (N/A)");
 	else
-		verify_row(c, pn->name, "gpu retired pages", "< 60 retired, "
-		    "none pending", b.buf, FACTS_OK, NULL);
+		verify_row(c, ROW_OK, pn->name, "gpu retired pages",
+		    "< 60 retired, none pending", b.buf, NULL);
 xid:
 	if (sxid == NULL)
-		verify_row(c, pn->name, "gpu xid", "no XID storm", NULL,
-		    FACTS_SKIP, "the kernel log was not read");
+		verify_row(c, ROW_SKIP, pn->name, "gpu xid", "no XID storm",
+		    NULL, "the kernel log was not read");
 	else if (str_starts(sxid->body, "log none"))
-		verify_row(c, pn->name, "gpu xid", "no XID storm", NULL,
-		    FACTS_SKIP, "neither dmesg nor journalctl could read the "
-		    "kernel log");
+		verify_row(c, ROW_SKIP, pn->name, "gpu xid", "no XID storm",
+		    NULL, "neither dmesg nor journalctl could read the kernel "
+		    "log");
 	else {
 		struct verify_xid	x;
 		long			fatal = -1, storm = -1;
@@ -2178,21 +2176,21 @@ xid:
 			buf_addf(&b, "%ld events, most: XID %ld (%ld)",
 			    x.lines, x.worst, x.codes[x.worst]);
 		if (x.lines == 0)
-			verify_row(c, pn->name, "gpu xid", "no XID storm",
-			    b.buf, FACTS_OK, NULL);
+			verify_row(c, ROW_OK, pn->name, "gpu xid",
+			    "no XID storm", b.buf, NULL);
 		else if (fatal >= 0)
-			verify_row(c, pn->name, "gpu xid", "no XID storm",
-			    b.buf, FACTS_FAIL, "XID %ld means lost or failing "
-			    "hardware (NVIDIA XID catalog): drain the node",
-			    fatal);
+			verify_row(c, ROW_FAIL, pn->name, "gpu xid",
+			    "no XID storm", b.buf, "XID %ld means lost or "
+			    "failing hardware (NVIDIA XID catalog): drain the "
+			    "node", fatal);
 		else if (storm >= 0)
-			verify_row(c, pn->name, "gpu xid", "no XID storm",
-			    b.buf, FACTS_FAIL, "XID storm: %ld events of XID "
-			    "%ld since boot", x.codes[storm], storm);
+			verify_row(c, ROW_FAIL, pn->name, "gpu xid",
+			    "no XID storm", b.buf, "XID storm: %ld events of "
+			    "XID %ld since boot", x.codes[storm], storm);
 		else
-			verify_row(c, pn->name, "gpu xid", "no XID storm",
-			    b.buf, FACTS_WARN, "application-level XIDs; look "
-			    "at the jobs that ran");
+			verify_row(c, ROW_WARN, pn->name, "gpu xid",
+			    "no XID storm", b.buf, "application-level XIDs; "
+			    "look at the jobs that ran");
 	}
 	verify_nvsmi_release(&nv);
 	prov_err_release(&err);
@@ -2249,14 +2247,14 @@ verify_eval_names(struct verify_ctx *c, size_t k)
 		    p->nnodes);
 		buf_addf(&got, "%zu of %zu", ok, total);
 		if (total == 0)
-			verify_row(c, pn->name, "resolve", exp, NULL,
-			    FACTS_SKIP, "getent printed nothing");
+			verify_row(c, ROW_SKIP, pn->name, "resolve", exp,
+			    NULL, "getent printed nothing");
 		else if (nbad == 0)
-			verify_row(c, pn->name, "resolve", exp, got.buf,
-			    FACTS_OK, NULL);
+			verify_row(c, ROW_OK, pn->name, "resolve", exp,
+			    got.buf, NULL);
 		else
-			verify_row(c, pn->name, "resolve", exp, got.buf,
-			    FACTS_FAIL, "%s%s: fix /etc/hosts or DNS (apply's "
+			verify_row(c, ROW_FAIL, pn->name, "resolve", exp,
+			    got.buf, "%s%s: fix /etc/hosts or DNS (apply's "
 			    "base step writes /etc/hosts)", bad.buf, nbad > 5 ?
 			    ", ..." : "");
 	}
@@ -2285,18 +2283,18 @@ verify_eval_names(struct verify_ctx *c, size_t k)
 	}
 	snprintf(exp, sizeof exp, "%zu other nodes by name", p->nnodes - 1);
 	if (method == NULL)
-		verify_row(c, pn->name, "reach", exp, NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, pn->name, "reach", exp, NULL,
 		    "neither ping nor bash (for a TCP probe) on the node");
 	else {
 		buf_addf(&got, "%zu of %zu (%s%s)", ok, total, method,
 		    strcmp(method, "tcp") == 0 ? " to the SSH port" : "");
 		if (nbad == 0 && ok == p->nnodes - 1)
-			verify_row(c, pn->name, "reach", exp, got.buf,
-			    FACTS_OK, NULL);
+			verify_row(c, ROW_OK, pn->name, "reach", exp, got.buf,
+			    NULL);
 		else
-			verify_row(c, pn->name, "reach", exp, got.buf,
-			    FACTS_FAIL, "no answer from %s%s", bad.len ?
-			    bad.buf : "some nodes", nbad > 8 ? ", ..." : "");
+			verify_row(c, ROW_FAIL, pn->name, "reach", exp,
+			    got.buf, "no answer from %s%s", bad.len ? bad.buf :
+			    "some nodes", nbad > 8 ? ", ..." : "");
 	}
 out:
 	strvec_clear(&lines);
@@ -2326,8 +2324,8 @@ verify_eval_time(struct verify_ctx *c, size_t k)
 		    tn > c->env->t1 + 0.5 ? tn - c->env->t1 : 0;
 	}
 	if (s == NULL) {
-		verify_row(c, node, "time sync", "synchronised", NULL,
-		    FACTS_SKIP, "not gathered");
+		verify_row(c, ROW_SKIP, node, "time sync", "synchronised",
+		    NULL, "not gathered");
 		return;
 	}
 	tool = verify_first_line(s->body);
@@ -2346,15 +2344,15 @@ verify_eval_time(struct verify_ctx *c, size_t k)
 			snprintf(found, sizeof found, "%s: synchronised",
 			    t.source);
 		if (t.offset_s <= VERIFY_TIME_OK_S)
-			verify_row(c, node, "time sync", "synchronised",
-			    found, FACTS_OK, "%s", t.detail);
+			verify_row(c, ROW_OK, node, "time sync",
+			    "synchronised", found, "%s", t.detail);
 		else if (t.offset_s <= VERIFY_TIME_FAIL_S)
-			verify_row(c, node, "time sync", "synchronised",
-			    found, FACTS_WARN, "offset above %g s: still "
+			verify_row(c, ROW_WARN, node, "time sync",
+			    "synchronised", found, "offset above %g s: still "
 			    "converging?", VERIFY_TIME_OK_S);
 		else
-			verify_row(c, node, "time sync", "synchronised",
-			    found, FACTS_FAIL, "offset above %g s",
+			verify_row(c, ROW_FAIL, node, "time sync",
+			    "synchronised", found, "offset above %g s",
 			    VERIFY_TIME_FAIL_S);
 		goto out;
 	}
@@ -2371,21 +2369,21 @@ verify_eval_time(struct verify_ctx *c, size_t k)
 		free(l);
 	}
 	if (off < 0)
-		verify_row(c, node, "time sync", "synchronised", NULL,
-		    FACTS_FAIL, "%s; the clock could not be compared", why);
+		verify_row(c, ROW_FAIL, node, "time sync", "synchronised",
+		    NULL, "%s; the clock could not be compared", why);
 	else if (off <= VERIFY_TIME_FAIL_S) {
 		/* off is 0 inside the run's window: the bound is its width */
 		snprintf(found, sizeof found, "clock within %.1f s of this "
 		    "workstation", off > 0 ? off : c->env->t1 - c->env->t0 +
 		    0.5);
-		verify_row(c, node, "time sync", "synchronised", found,
-		    FACTS_WARN, "%s; the clock agrees today, nothing keeps it "
-		    "so", why);
+		verify_row(c, ROW_WARN, node, "time sync", "synchronised",
+		    found, "%s; the clock agrees today, nothing keeps it so",
+		    why);
 	} else {
 		snprintf(found, sizeof found, "clock %.1f s off this "
 		    "workstation", off);
-		verify_row(c, node, "time sync", "synchronised", found,
-		    FACTS_FAIL, "%s", why);
+		verify_row(c, ROW_FAIL, node, "time sync", "synchronised",
+		    found, "%s", why);
 	}
 out:
 	free(why);
@@ -2421,23 +2419,23 @@ verify_eval_daemons(struct verify_ctx *c, size_t k)
 
 				done = 1;
 				if (strcmp(w.v[1], "running") == 0)
-					verify_row(c, node, what, "running", f,
-					    FACTS_OK, NULL);
+					verify_row(c, ROW_OK, node, what,
+					    "running", f, NULL);
 				else if (strcmp(w.v[1], "stopped") == 0)
-					verify_row(c, node, what, "running",
-					    "not running", FACTS_FAIL, "no "
-					    "process '%s' on the node",
+					verify_row(c, ROW_FAIL, node, what,
+					    "running", "not running",
+					    "no process '%s' on the node",
 					    d[i].label);
 				else
-					verify_row(c, node, what, "running",
-					    NULL, FACTS_SKIP, "no pgrep on the "
+					verify_row(c, ROW_SKIP, node, what,
+					    "running", NULL, "no pgrep on the "
 					    "node");
 				free(f);
 			}
 			strvec_clear(&w);
 		}
 		if (!done)
-			verify_row(c, node, what, "running", NULL, FACTS_SKIP,
+			verify_row(c, ROW_SKIP, node, what, "running", NULL,
 			    "not gathered");
 		free(what);
 	}
@@ -2458,16 +2456,16 @@ verify_eval_runtime(struct verify_ctx *c, size_t k)
 	if (rt == NULL || strcmp(rt, "none") == 0)
 		return;
 	if (s == NULL)
-		verify_row(c, node, "container runtime", rt, NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, node, "container runtime", rt, NULL,
 		    "not gathered");
 	else {
 		l = verify_oneline(s->body, 160);
 		if (s->rc == 0)
-			verify_row(c, node, "container runtime", rt, l,
-			    FACTS_OK, NULL);
+			verify_row(c, ROW_OK, node, "container runtime", rt,
+			    l, NULL);
 		else
-			verify_row(c, node, "container runtime", rt, NULL,
-			    FACTS_FAIL, "%s does not answer: %s", rt, l);
+			verify_row(c, ROW_FAIL, node, "container runtime", rt,
+			    NULL, "%s does not answer: %s", rt, l);
 		free(l);
 	}
 	if (g != NULL) {
@@ -2482,19 +2480,18 @@ verify_eval_runtime(struct verify_ctx *c, size_t k)
 		snprintf(exp, sizeof exp, "%ld GPUs through the toolkit", want);
 		snprintf(got, sizeof got, "%ld", have);
 		if (g->rc == 127)
-			verify_row(c, node, "runtime gpus", exp, NULL,
-			    FACTS_FAIL, "nvidia-container-cli not found: the "
-			    "NVIDIA container toolkit is not installed");
+			verify_row(c, ROW_FAIL, node, "runtime gpus", exp,
+			    NULL, "nvidia-container-cli not found: the NVIDIA "
+			    "container toolkit is not installed");
 		else if (g->rc != 0) {
 			l = verify_oneline(g->body, 160);
-			verify_row(c, node, "runtime gpus", exp, NULL,
-			    FACTS_FAIL, "nvidia-container-cli info: %s", l);
+			verify_row(c, ROW_FAIL, node, "runtime gpus", exp,
+			    NULL, "nvidia-container-cli info: %s", l);
 			free(l);
 		} else
-			verify_row(c, node, "runtime gpus", exp, got,
-			    have == want ? FACTS_OK : FACTS_FAIL, have ==
-			    want ? NULL : "containers would not see every "
-			    "GPU");
+			verify_row(c, have == want ? ROW_OK : ROW_FAIL,
+			    node, "runtime gpus", exp, got, have == want ? NULL
+			    : "containers would not see every GPU");
 	}
 }
 
@@ -2566,14 +2563,14 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 					    "slurm-ping");
 
 		if (s == NULL)
-			verify_row(c, node, "slurm controller", "UP", NULL,
-			    FACTS_SKIP, "not gathered");
+			verify_row(c, ROW_SKIP, node, "slurm controller", "UP"
+			    , NULL, "not gathered");
 		else {
 			char	*l = verify_oneline(s->body, 200);
 
-			verify_row(c, node, "slurm controller", "UP", l,
-			    s->rc == 0 && strstr(s->body, "is UP") != NULL ?
-			    FACTS_OK : FACTS_FAIL, s->rc == 0 ? NULL :
+			verify_row(c, s->rc == 0 && strstr(s->body, "is UP") !=
+			    NULL ? ROW_OK : ROW_FAIL, node,
+			    "slurm controller", "UP", l, s->rc == 0 ? NULL :
 			    "scontrol ping: slurmctld does not answer");
 			free(l);
 		}
@@ -2581,25 +2578,25 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 	if (!plan_slurm_compute(c->p, pn, &part))
 		return;
 	if (!c->slurm_ok) {
-		verify_row(c, node, "slurm node", "idle, allocated or mixed",
-		    NULL, FACTS_SKIP, "%s", c->slurm_why);
+		verify_row(c, ROW_SKIP, node, "slurm node", "idle, allocated "
+		    "or mixed", NULL, "%s", c->slurm_why);
 		return;
 	}
 	/* state */
 	sn = verify_slurm_find(&c->sl, node);
 	if (sn == NULL) {
-		verify_row(c, node, "slurm node", "idle, allocated or mixed",
-		    "not in sinfo", FACTS_FAIL, "Slurm does not know the node: "
+		verify_row(c, ROW_FAIL, node, "slurm node", "idle, allocated "
+		    "or mixed", "not in sinfo", "Slurm does not know the node: "
 		    "slurm.conf lacks it, or slurmctld runs an old one");
 		return;
 	}
 	if (verify_slurm_state_ok(sn->state, &why))
-		verify_row(c, node, "slurm node", "idle, allocated or mixed",
-		    sn->state, FACTS_OK, NULL);
+		verify_row(c, ROW_OK, node, "slurm node", "idle, allocated "
+		    "or mixed", sn->state, NULL);
 	else
-		verify_row(c, node, "slurm node", "idle, allocated or mixed",
-		    sn->state, FACTS_FAIL, "%s%s%s", why, sn->reason ? ": " :
-		    "", sn->reason ? sn->reason : "");
+		verify_row(c, ROW_FAIL, node, "slurm node", "idle, allocated "
+		    "or mixed", sn->state, "%s%s%s", why, sn->reason ? ": " : ""
+		    , sn->reason ? sn->reason : "");
 	/* GRES */
 	want = verify_gpus(pn);
 	have = verify_gres_gpus(sn->gres);
@@ -2609,35 +2606,35 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 		snprintf(exp, sizeof exp, "no GPU GRES");
 	snprintf(got, sizeof got, "%s", sn->gres != NULL ? sn->gres : "?");
 	if (sn->gres == NULL)
-		verify_row(c, node, "slurm gres", exp, NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, node, "slurm gres", exp, NULL,
 		    "sinfo gave no GRES column");
 	else if (have == want)
-		verify_row(c, node, "slurm gres", exp, got, FACTS_OK, NULL);
+		verify_row(c, ROW_OK, node, "slurm gres", exp, got, NULL);
 	else
-		verify_row(c, node, "slurm gres", exp, got, FACTS_FAIL,
-		    "Slurm %s %ld GPU%s where the plan has %ld: gres.conf "
-		    "and slurm.conf", have < want ? "offers only" : "offers",
-		    have, have == 1 ? "" : "s", want);
+		verify_row(c, ROW_FAIL, node, "slurm gres", exp, got,
+		    "Slurm %s %ld GPU%s where the plan has %ld: gres.conf and "
+		    "slurm.conf", have < want ? "offers only" : "offers", have,
+		    have == 1 ? "" : "s", want);
 	/* a job */
 	{
 		const struct verify_sec	*s = verify_node_sec(c->head,
 					    "srun");
 
 		if (s == NULL) {
-			verify_row(c, node, "slurm job", "runs", NULL,
-			    FACTS_SKIP, "no job was started");
+			verify_row(c, ROW_SKIP, node, "slurm job", "runs",
+			    NULL, "no job was started");
 			return;
 		}
 		r = verify_srun_result(s, node, &detail);
 		if (r < 0)
-			verify_row(c, node, "slurm job", "runs", NULL,
-			    FACTS_SKIP, "no job was started on it");
+			verify_row(c, ROW_SKIP, node, "slurm job", "runs",
+			    NULL, "no job was started on it");
 		else if (r == 1)
-			verify_row(c, node, "slurm job", "runs", "ran "
-			    "(srun)", FACTS_OK, NULL);
+			verify_row(c, ROW_OK, node, "slurm job", "runs",
+			    "ran (srun)", NULL);
 		else
-			verify_row(c, node, "slurm job", "runs", "did not run",
-			    FACTS_FAIL, "srun: %s", detail);
+			verify_row(c, ROW_FAIL, node, "slurm job", "runs",
+			    "did not run", "srun: %s", detail);
 		free(detail);
 	}
 }
@@ -2655,30 +2652,30 @@ verify_eval_k8s(struct verify_ctx *c, size_t k)
 	if (!verify_is_k8s(c->p))
 		return;
 	if (!c->k8s_ok) {
-		verify_row(c, node, "k8s node", "Ready", NULL, FACTS_SKIP,
-		    "%s", c->k8s_why);
+		verify_row(c, ROW_SKIP, node, "k8s node", "Ready", NULL, "%s",
+		    c->k8s_why);
 		return;
 	}
 	for (i = 0; i < c->k8.n; i++)
 		if (strcmp(c->k8.v[i].name, node) == 0)
 			kn = &c->k8.v[i];
 	if (kn == NULL) {
-		verify_row(c, node, "k8s node", "Ready", "not a node",
-		    FACTS_FAIL, "the node has not joined the cluster");
+		verify_row(c, ROW_FAIL, node, "k8s node", "Ready",
+		    "not a node", "the node has not joined the cluster");
 		return;
 	}
-	verify_row(c, node, "k8s node", "Ready", kn->ready == 1 ? "Ready" :
-	    "NotReady", kn->ready == 1 ? FACTS_OK : FACTS_FAIL,
-	    kn->ready == 1 ? NULL : "%s", kn->ready_reason ?
-	    kn->ready_reason : "no Ready condition");
+	verify_row(c, kn->ready == 1 ? ROW_OK : ROW_FAIL, node, "k8s node",
+	    "Ready", kn->ready == 1 ? "Ready" : "NotReady", kn->ready == 1 ?
+	    NULL : "%s", kn->ready_reason ? kn->ready_reason : "no Ready "
+	    "condition");
 	if (want <= 0)
 		return;
 	snprintf(exp, sizeof exp, "nvidia.com/gpu: %ld", want);
 	snprintf(got, sizeof got, "%ld", kn->gpus < 0 ? 0 : kn->gpus);
-	verify_row(c, node, "k8s gpus", exp, got, kn->gpus == want ?
-	    FACTS_OK : FACTS_FAIL, kn->gpus == want ? NULL : kn->gpus < 0 ?
-	    "no nvidia.com/gpu allocatable: the NVIDIA device plugin is "
-	    "not running there" : "fewer GPUs than planned");
+	verify_row(c, kn->gpus == want ? ROW_OK : ROW_FAIL, node, "k8s gpus"
+	    , exp, got, kn->gpus == want ? NULL : kn->gpus < 0 ?
+	    "no nvidia.com/gpu allocatable: the NVIDIA device plugin is not "
+	    "running there" : "fewer GPUs than planned");
 }
 
 static void
@@ -2696,12 +2693,11 @@ verify_eval_prom(struct verify_ctx *c, size_t k)
 		return;
 	if (strcmp(p->sw.prometheus, pn->name) == 0 && c->env->prom_url) {
 		if (c->prom_ok)
-			verify_row(c, pn->name, "prometheus api",
-			    "answers", "answers", FACTS_OK, "%s",
-			    c->env->prom_url);
+			verify_row(c, ROW_OK, pn->name, "prometheus api",
+			    "answers", "answers", "%s", c->env->prom_url);
 		else
-			verify_row(c, pn->name, "prometheus api", "answers",
-			    NULL, FACTS_FAIL, "%s", c->prom_why);
+			verify_row(c, ROW_FAIL, pn->name, "prometheus api",
+			    "answers", NULL, "%s", c->prom_why);
 	}
 	for (j = 0; j < ARRAY_SIZE(jobs); j++) {
 		const struct verify_target	*t = NULL;
@@ -2715,7 +2711,7 @@ verify_eval_prom(struct verify_ctx *c, size_t k)
 		inst = xasprintf("%s:%s", pn->address != NULL ? pn->address :
 		    pn->name, jobs[j].port);
 		if (!c->prom_ok) {
-			verify_row(c, pn->name, what, "up", NULL, FACTS_SKIP,
+			verify_row(c, ROW_SKIP, pn->name, what, "up", NULL,
 			    "%s", c->prom_why);
 			goto next;
 		}
@@ -2730,21 +2726,21 @@ verify_eval_prom(struct verify_ctx *c, size_t k)
 				t = x;
 		}
 		if (t == NULL)
-			verify_row(c, pn->name, what, "up", "no target",
-			    FACTS_FAIL, "Prometheus does not scrape %s (job "
+			verify_row(c, ROW_FAIL, pn->name, what, "up",
+			    "no target", "Prometheus does not scrape %s (job "
 			    "'%s'): prometheus.yml is not the plan's", inst,
 			    jobs[j].job);
 		else if (t->health != NULL && strcmp(t->health, "up") == 0)
-			verify_row(c, pn->name, what, "up", "up", FACTS_OK,
+			verify_row(c, ROW_OK, pn->name, what, "up", "up",
 			    NULL);
 		else if (t->health != NULL && strcmp(t->health, "unknown") ==
 		    0)
-			verify_row(c, pn->name, what, "up", "unknown",
-			    FACTS_WARN, "not scraped yet");
+			verify_row(c, ROW_WARN, pn->name, what, "up",
+			    "unknown", "not scraped yet");
 		else
-			verify_row(c, pn->name, what, "up", t->health ?
-			    t->health : "?", FACTS_FAIL, "%s",
-			    t->error && *t->error ? t->error : "scrape failed");
+			verify_row(c, ROW_FAIL, pn->name, what, "up",
+			    t->health ? t->health : "?", "%s", t->error &&
+			    *t->error ? t->error : "scrape failed");
 next:
 		free(what);
 		free(inst);
@@ -2766,12 +2762,12 @@ verify_eval_dcgm(struct verify_ctx *c, size_t k)
 	memset(&d, 0, sizeof d);
 	d.failed = (struct strvec)STRVEC_INIT;
 	if (s == NULL) {
-		verify_row(c, node, "dcgm diag", "pass", NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, node, "dcgm diag", "pass", NULL,
 		    "not gathered");
 		return;
 	}
 	if (s->rc == 127) {
-		verify_row(c, node, "dcgm diag", "pass", NULL, FACTS_SKIP,
+		verify_row(c, ROW_SKIP, node, "dcgm diag", "pass", NULL,
 		    "dcgmi (NVIDIA DCGM) is not installed");
 		return;
 	}
@@ -2779,13 +2775,11 @@ verify_eval_dcgm(struct verify_ctx *c, size_t k)
 		l = verify_oneline(s->body, 200);
 		if (strstr(s->body, "host engine") != NULL ||
 		    strstr(s->body, "hostengine") != NULL)
-			verify_row(c, node, "dcgm diag", "pass", NULL,
-			    FACTS_SKIP, "DCGM's nv-hostengine is not running: "
-			    "%s", l);
+			verify_row(c, ROW_SKIP, node, "dcgm diag", "pass",
+			    NULL, "DCGM's nv-hostengine is not running: %s", l);
 		else
-			verify_row(c, node, "dcgm diag", "pass", NULL,
-			    FACTS_FAIL, "dcgmi diag -r 2 (exit %ld): %s",
-			    s->rc, l);
+			verify_row(c, ROW_FAIL, node, "dcgm diag", "pass",
+			    NULL, "dcgmi diag -r 2 (exit %ld): %s", s->rc, l);
 		free(l);
 		goto out;
 	}
@@ -2797,12 +2791,12 @@ verify_eval_dcgm(struct verify_ctx *c, size_t k)
 
 		for (i = 0; i < d.failed.n && i < 4; i++)
 			buf_addf(&b, "%s%s", i ? "; " : "", d.failed.v[i]);
-		verify_row(c, node, "dcgm diag", "pass", got, FACTS_FAIL,
-		    "%s", b.buf);
+		verify_row(c, ROW_FAIL, node, "dcgm diag", "pass", got, "%s",
+		    b.buf);
 		buf_release(&b);
 	} else
-		verify_row(c, node, "dcgm diag", "pass", got, d.warn > 0 ?
-		    FACTS_WARN : FACTS_OK, NULL);
+		verify_row(c, d.warn > 0 ? ROW_WARN : ROW_OK, node,
+		    "dcgm diag", "pass", got, NULL);
 out:
 	verify_dcgm_release(&d);
 	prov_err_release(&err);
@@ -2886,23 +2880,22 @@ verify_eval_nccl(struct verify_ctx *c)
 		goto out;
 	if (c->head == NULL || !c->head->reached ||
 	    (s = verify_node_sec(c->head, "nccl")) == NULL) {
-		verify_row(c, VERIFY_CLUSTER, "nccl all_reduce",
-		    "bus bandwidth", NULL, FACTS_SKIP, "the head did not run "
-		    "it");
+		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
+		    "bus bandwidth", NULL, "the head did not run it");
 		goto out;
 	}
 	if (s->rc == 127) {
 		l = verify_first_line(s->body);
-		verify_row(c, VERIFY_CLUSTER, "nccl all_reduce",
-		    "bus bandwidth", NULL, FACTS_SKIP, "%s", l);
+		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
+		    "bus bandwidth", NULL, "%s", l);
 		free(l);
 		goto out;
 	}
 	if (verify_parse_nccl(&r, s->body, &err) != 0) {
 		l = verify_oneline(s->body, 200);
-		verify_row(c, VERIFY_CLUSTER, "nccl all_reduce",
-		    "bus bandwidth", NULL, FACTS_FAIL, "all_reduce_perf (exit "
-		    "%ld): %s", s->rc, l);
+		verify_row(c, ROW_FAIL, VERIFY_CLUSTER, "nccl all_reduce",
+		    "bus bandwidth", NULL, "all_reduce_perf (exit %ld): %s",
+		    s->rc, l);
 		free(l);
 		goto out;
 	}
@@ -2910,25 +2903,25 @@ verify_eval_nccl(struct verify_ctx *c)
 	snprintf(got, sizeof got, "peak %.1f GB/s, average %.1f GB/s",
 	    r.peak_busbw, r.avg_busbw);
 	if (r.wrong > 0) {
-		verify_row(c, VERIFY_CLUSTER, "nccl all_reduce", "0 wrong", got,
-		    FACTS_FAIL, "%ld wrong results: data corruption on a GPU "
-		    "or link", r.wrong);
+		verify_row(c, ROW_FAIL, VERIFY_CLUSTER, "nccl all_reduce",
+		    "0 wrong", got, "%ld wrong results: data corruption on a "
+		    "GPU or link", r.wrong);
 		goto out;
 	}
 	if (ref <= 0) {
-		verify_row(c, VERIFY_CLUSTER, "nccl all_reduce", NULL, got,
-		    FACTS_SKIP, "%s: no ratio", how);
+		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
+		    NULL, got, "%s: no ratio", how);
 		goto out;
 	}
 	ratio = r.peak_busbw / ref;
 	snprintf(exp, sizeof exp, "~%.0f GB/s (%s)", ref, how);
 	snprintf(got, sizeof got, "peak %.1f GB/s (%.2f of it), avg %.1f",
 	    r.peak_busbw, ratio, r.avg_busbw);
-	verify_row(c, VERIFY_CLUSTER, "nccl all_reduce", exp, got,
-	    ratio >= VERIFY_BUSBW_OK ? FACTS_OK : ratio >= VERIFY_BUSBW_WARN ?
-	    FACTS_WARN : FACTS_FAIL, ratio >= VERIFY_BUSBW_OK ? "%zu node%s" :
-	    "%zu node%s: below %.0f%% of what the interconnect allows",
-	    n, n == 1 ? "" : "s", VERIFY_BUSBW_OK * 100);
+	verify_row(c, ratio >= VERIFY_BUSBW_OK ? ROW_OK : ratio >=
+	    VERIFY_BUSBW_WARN ? ROW_WARN : ROW_FAIL, VERIFY_CLUSTER,
+	    "nccl all_reduce", exp, got, ratio >= VERIFY_BUSBW_OK ? "%zu node%s"
+	    : "%zu node%s: below %.0f%% of what the interconnect allows", n, n
+	    == 1 ? "" : "s", VERIFY_BUSBW_OK * 100);
 out:
 	free(how);
 	free(gn);
@@ -3062,7 +3055,7 @@ verify_eval_prepare(struct verify_ctx *c)
 }
 
 void
-verify_eval(struct facts_rows *out, const struct plan *p,
+verify_eval(struct rows *out, const struct plan *p,
     struct verify_node *nodes, size_t n, const struct verify_node *head,
     const struct verify_env *env, const struct verify_opts *o)
 {
@@ -3088,12 +3081,12 @@ verify_eval(struct facts_rows *out, const struct plan *p,
 		const char		*name = vn->pn->name;
 
 		if (!vn->reached) {
-			verify_row(&c, name, "ssh", "answers", NULL, FACTS_FAIL,
+			verify_row(&c, ROW_FAIL, name, "ssh", "answers", NULL,
 			    "%s", vn->error ? vn->error : "no answer");
 		} else {
 			if (vn->error != NULL)
-				verify_row(&c, name, "ssh", "answers",
-				    "partly", FACTS_FAIL, "%s", vn->error);
+				verify_row(&c, ROW_FAIL, name, "ssh",
+				    "answers", "partly", "%s", vn->error);
 			verify_eval_identity(&c, i);
 			facts_compare(out, p, vn->pn, vn->facts);
 			verify_eval_gpus(&c, i);
@@ -3217,7 +3210,7 @@ verify_prom_get(const char *url, long timeout_ms, struct buf *body,
 }
 
 int
-verify_run(struct facts_rows *out, struct verify_stats *stats,
+verify_run(struct rows *out, struct verify_stats *stats,
     const struct plan *p, const struct verify_opts *o, struct strvec *notes,
     struct prov_err *err)
 {
@@ -3394,46 +3387,41 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON and JUnit */
+/* JSON */
 
 void
 verify_to_json(struct buf *b, const char *plan_path,
-    const struct facts_rows *rows, const struct verify_stats *st)
+    const struct rows *rows, const struct verify_stats *st)
 {
 	struct json_writer	jw;
-	size_t			i;
 
 	json_init(&jw, b);
 	json_object_begin(&jw, NULL, 0);
 	json_str(&jw, "plan", plan_path);
-	json_array_begin(&jw, "checks", JSON_LINES);
-	for (i = 0; i < rows->n; i++) {
-		const struct facts_row	*r = &rows->v[i];
-
-		json_object_begin(&jw, NULL, 0);
-		json_str(&jw, "node", r->node);
-		json_str(&jw, "check", r->what);
-		json_str(&jw, "expected", r->expected);
-		json_str(&jw, "found", r->found);
-		json_str(&jw, "verdict", facts_verdict_name(r->verdict));
-		json_str(&jw, "reason", r->reason);
-		json_end(&jw);
-	}
-	json_end(&jw);
+	rows_to_json(&jw, "checks", rows);
 	json_object_begin(&jw, "summary", 0);
 	json_int(&jw, "nodes", st != NULL ? (long long)st->nodes : 0);
 	json_int(&jw, "reached", st != NULL ? (long long)st->reached : 0);
-	json_int(&jw, "ok", (long long)facts_rows_count(rows, FACTS_OK));
-	json_int(&jw, "warn", (long long)facts_rows_count(rows, FACTS_WARN));
-	json_int(&jw, "fail", (long long)facts_rows_count(rows, FACTS_FAIL));
-	json_int(&jw, "skip", (long long)facts_rows_count(rows, FACTS_SKIP));
+	json_int(&jw, "ok", (long long)rows_count(rows, ROW_OK));
+	json_int(&jw, "warn", (long long)rows_count(rows, ROW_WARN));
+	json_int(&jw, "fail", (long long)rows_count(rows, ROW_FAIL));
+	json_int(&jw, "skip", (long long)rows_count(rows, ROW_SKIP));
 	json_end(&jw);
 	json_end(&jw);
 	json_finish(&jw);
 }
 
+/* The string at key, or at the key an older verify wrote (node, ...). */
+static const char *
+verify_json_key(const struct yml_node *c, const char *key, const char *old)
+{
+	const char	*v = yml_map_str(c, key);
+
+	return v != NULL ? v : yml_map_str(c, old);
+}
+
 int
-verify_from_json(struct facts_rows *out, const char *label,
+verify_from_json(struct rows *out, const char *label,
     const char *text, size_t len, struct prov_err *err)
 {
 	struct yml_doc		 doc;
@@ -3452,116 +3440,30 @@ verify_from_json(struct facts_rows *out, const char *label,
 	}
 	for (i = 0; i < checks->n; i++) {
 		const struct yml_node	*c = checks->u.items[i];
-		const char		*node = yml_map_str(c, "node");
-		const char		*what = yml_map_str(c, "check");
-		const char		*vs = yml_map_str(c, "verdict");
-		const char		*reason = yml_map_str(c, "reason");
-		enum facts_verdict	 v;
+		const char		*node, *what, *vs, *hint;
+		enum row_verdict	 v;
 
+		node = verify_json_key(c, "subject", "node");
+		what = yml_map_str(c, "check");
+		vs = yml_map_str(c, "verdict");
+		hint = verify_json_key(c, "hint", "reason");
 		if (node == NULL || what == NULL || vs == NULL) {
-			verify_parse_err(err, label, "check %u lacks node, "
+			verify_parse_err(err, label, "check %u lacks subject, "
 			    "check or verdict", i + 1);
 			goto out;
 		}
-		if (strcmp(vs, "ok") == 0)
-			v = FACTS_OK;
-		else if (strcmp(vs, "warn") == 0)
-			v = FACTS_WARN;
-		else if (strcmp(vs, "fail") == 0)
-			v = FACTS_FAIL;
-		else if (strcmp(vs, "skip") == 0)
-			v = FACTS_SKIP;
-		else {
+		if (row_verdict_parse(vs, &v) != 0) {
 			verify_parse_err(err, label, "check %u: unknown "
 			    "verdict '%s'", i + 1, vs);
 			goto out;
 		}
-		facts_rows_add(out, node, what, yml_map_str(c, "expected"),
-		    yml_map_str(c, "found"), v, reason != NULL ? "%s" : NULL,
-		    reason);
+		rows_addf(out, v, node, what,
+		    verify_json_key(c, "limit", "expected"),
+		    verify_json_key(c, "measured", "found"),
+		    hint != NULL ? "%s" : NULL, hint);
 	}
 	r = 0;
 out:
 	yml_doc_release(&doc);
 	return r;
-}
-
-/* XML text and attribute escaping (buf_add_html escapes & < > " '). */
-static void
-verify_junit_case(struct buf *b, const struct facts_row *r)
-{
-	buf_adds(b, "    <testcase classname=\"");
-	buf_add_html(b, r->node);
-	buf_adds(b, "\" name=\"");
-	buf_add_html(b, r->what);
-	buf_adds(b, "\"");
-	if (r->verdict == FACTS_OK && r->reason == NULL) {
-		buf_adds(b, "/>\n");
-		return;
-	}
-	buf_adds(b, ">\n");
-	if (r->verdict == FACTS_FAIL) {
-		buf_adds(b, "      <failure message=\"");
-		buf_add_html(b, r->reason != NULL ? r->reason : "failed");
-		buf_adds(b, "\" type=\"verify\">expected: ");
-		buf_add_html(b, r->expected != NULL ? r->expected : "-");
-		buf_adds(b, "&#10;found: ");
-		buf_add_html(b, r->found != NULL ? r->found : "-");
-		buf_adds(b, "</failure>\n");
-	} else if (r->verdict == FACTS_SKIP) {
-		buf_adds(b, "      <skipped message=\"");
-		buf_add_html(b, r->reason != NULL ? r->reason : "skipped");
-		buf_adds(b, "\"/>\n");
-	} else {
-		buf_adds(b, "      <system-out>");
-		buf_add_html(b, facts_verdict_name(r->verdict));
-		buf_adds(b, ": ");
-		buf_add_html(b, r->reason != NULL ? r->reason : "");
-		buf_adds(b, "</system-out>\n");
-	}
-	buf_adds(b, "    </testcase>\n");
-}
-
-void
-verify_to_junit(struct buf *b, const char *plan_path,
-    const struct facts_rows *rows)
-{
-	size_t	i, j, tests = rows->n;
-
-	buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	buf_addf(b, "<testsuites name=\"provision verify\" tests=\"%zu\" "
-	    "failures=\"%zu\" skipped=\"%zu\">\n", tests,
-	    facts_rows_count(rows, FACTS_FAIL),
-	    facts_rows_count(rows, FACTS_SKIP));
-	/* one suite per node, in the order the nodes first appear */
-	for (i = 0; i < rows->n; i++) {
-		size_t	n = 0, nf = 0, ns = 0;
-		int	seen = 0;
-
-		for (j = 0; j < i && !seen; j++)
-			seen = strcmp(rows->v[j].node, rows->v[i].node) == 0;
-		if (seen)
-			continue;
-		for (j = i; j < rows->n; j++)
-			if (strcmp(rows->v[j].node, rows->v[i].node) == 0) {
-				n++;
-				nf += rows->v[j].verdict == FACTS_FAIL;
-				ns += rows->v[j].verdict == FACTS_SKIP;
-			}
-		buf_adds(b, "  <testsuite name=\"");
-		buf_add_html(b, rows->v[i].node);
-		buf_addf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		    "skipped=\"%zu\"", n, nf, ns);
-		if (plan_path != NULL) {
-			buf_adds(b, " package=\"");
-			buf_add_html(b, plan_path);
-			buf_adds(b, "\"");
-		}
-		buf_adds(b, ">\n");
-		for (j = i; j < rows->n; j++)
-			if (strcmp(rows->v[j].node, rows->v[i].node) == 0)
-				verify_junit_case(b, &rows->v[j]);
-		buf_adds(b, "  </testsuite>\n");
-	}
-	buf_adds(b, "</testsuites>\n");
 }

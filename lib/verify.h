@@ -12,14 +12,14 @@
  * also asks Slurm and Kubernetes about every node and starts the test
  * jobs.  Prometheus is read over HTTP from this workstation.
  *
- *	struct facts_rows rows = FACTS_ROWS_INIT;
+ *	struct rows rows = ROWS_INIT;
  *	struct verify_opts o = VERIFY_OPTS_INIT;
  *	struct verify_stats st;
  *	if (verify_run(&rows, &st, plan, &o, &notes, &err) != 0)
  *		... could not run at all (err) ...
  *	st.reached == 0: nothing answered (exit 2)
- *	facts_rows_count(&rows, FACTS_FAIL) ... (exit 1 when any)
- *	facts_rows_release(&rows);
+ *	rows_count(&rows, ROW_FAIL) ... (exit 1 when any)
+ *	rows_release(&rows);
  *
  * Each check is a row (facts.h): node, check, expected, found, verdict
  * and reason.  A check that cannot run on a node (no GPU, no Slurm, a
@@ -42,6 +42,7 @@
 
 struct plan;
 struct plan_node;
+struct rows;
 
 /* The node name of rows about the whole cluster. */
 #define VERIFY_CLUSTER		"(cluster)"
@@ -273,7 +274,7 @@ struct verify_env {
  * verified; the head may be among them or not) and append the rows:
  * per node, then cluster-wide.  Needs the catalog (facts_finish() done).
  */
-void	verify_eval(struct facts_rows *out, const struct plan *,
+void	verify_eval(struct rows *out, const struct plan *,
 	    struct verify_node *nodes, size_t n,
 	    const struct verify_node *head, const struct verify_env *env,
 	    const struct verify_opts *);
@@ -290,7 +291,7 @@ struct verify_stats {
  * bad --nodes); unreachable nodes are rows.  Notes for the user (host
  * keys added, Prometheus not asked) are appended to `notes`.
  */
-int	verify_run(struct facts_rows *out, struct verify_stats *stats,
+int	verify_run(struct rows *out, struct verify_stats *stats,
 	    const struct plan *, const struct verify_opts *,
 	    struct strvec *notes, struct prov_err *err);
 
@@ -298,20 +299,15 @@ int	verify_run(struct facts_rows *out, struct verify_stats *stats,
 /* Output formats shared by `verify` and `report` */
 
 /*
- * {"plan": ..., "checks": [{node, check, expected, found, verdict,
- * reason}, ...], "summary": {nodes, reached, ok, warn, fail, skip}}
+ * {"plan": ..., "checks": [rows (row.h): {verdict, subject: the node,
+ * check, measured: what was found, limit: what was expected, hint, ...}],
+ * "summary": {nodes, reached, ok, warn, fail, skip}}
  */
 void	verify_to_json(struct buf *, const char *plan_path,
-	    const struct facts_rows *, const struct verify_stats *);
-/* Read verify_to_json()'s output back into rows. */
-int	verify_from_json(struct facts_rows *out, const char *label,
+	    const struct rows *, const struct verify_stats *);
+/* Read verify_to_json()'s output back into rows (and that of verify
+ * before rows, whose keys were node, expected, found and reason). */
+int	verify_from_json(struct rows *out, const char *label,
 	    const char *text, size_t len, struct prov_err *err);
-/*
- * JUnit XML (the Jenkins/GitLab schema): one <testsuite> per node, one
- * <testcase> per check (classname node, name check), <failure> for fail,
- * <skipped> for skip; warnings pass with a <system-out> line.
- */
-void	verify_to_junit(struct buf *, const char *plan_path,
-	    const struct facts_rows *);
 
 #endif

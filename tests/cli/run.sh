@@ -305,6 +305,25 @@ is_json() {
 	report "$ok" "$desc"
 }
 
+# Verdicts are coloured on a terminal (script(1) gives one), never in a
+# pipe, and not with NO_COLOR set.
+if command -v script >/dev/null 2>&1 && selected color; then
+	esc=$(printf '\033')
+	tty_run() {
+		script -qec "$PROVISION check -q tests/fixtures/check/fail-psu.yaml" \
+		    /dev/null >"$tmp/tty" 2>&1 </dev/null
+	}
+	tty_run
+	ok=0
+	grep -q "$esc\[1;31mFAIL$esc\[0m" "$tmp/tty" || ok=1
+	report "$ok" "check on a terminal: coloured verdicts"
+	NO_COLOR=1 tty_run
+	ok=0
+	grep -q "$esc" "$tmp/tty" && ok=1
+	grep -q '^  fail  hardware' "$tmp/tty" || ok=1
+	report "$ok" "check on a terminal with NO_COLOR: plain verdicts"
+fi
+
 KEY=tests/fixtures/cli/id_ed25519.pub
 for plan in examples/*.yaml tests/fixtures/check/*.yaml \
     tests/fixtures/cli/*.yaml; do

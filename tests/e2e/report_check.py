@@ -155,7 +155,7 @@ def check_dom(dom_path, check_path, ls_path, verify_path=None):
         nodes += 1
     print("nodes: %d all in place" % nodes)
 
-    fails = [r for r in chk["rows"] if r["severity"] == "fail"]
+    fails = [r for r in chk["rows"] if r["verdict"] == "fail"]
     shown = [c for cls, c in d.checks if "fail" in cls]
     if len(shown) != len(fails) or len(fails) != chk["summary"]["fail"]:
         fail("%d failing checks shown, check --json has %d"
@@ -176,11 +176,14 @@ def check_dom(dom_path, check_path, ls_path, verify_path=None):
             fail("%d verify rows shown of %d" % (len(d.verify),
                                                  len(v["checks"])))
         for (cls, cells), c in zip(d.verify, v["checks"]):
+            # verify before rows wrote node and reason
+            subject = c.get("subject", c.get("node"))
+            hint = c.get("hint", c.get("reason"))
             if c["verdict"] not in cls:
                 fail("verify row %s/%s lacks class %s"
-                     % (c["node"], c["check"], c["verdict"]))
-            if cells[1] != c["node"] or cells[2] != c["check"] or \
-                    cells[5] != (c["reason"] or ""):
+                     % (subject, c["check"], c["verdict"]))
+            if cells[2] != subject or cells[3] != c["check"] or \
+                    cells[6] != (hint or ""):
                 fail("verify row differs: %s vs %s" % (cells, c))
         print("verify: %d rows, text escaped" % len(d.verify))
 

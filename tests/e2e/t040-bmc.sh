@@ -427,10 +427,11 @@ fi
 
 bmc inv -n 'n[06-07]' inventory
 if [ $rc = 0 ] && grep -q "^n06 .* ok  *1 CPU, 96 GiB, GPUs ?, 1 PSU x 400 W$" "$W/inv.out" &&
-    grep -q "^ *cpu count  *1  *1  *ok$" "$W/inv.out" &&
-    grep -q "^ *memory  *96 GB  *96 GiB  *ok$" "$W/inv.out" &&
-    grep -q "^ *psu watts  *400 W  *400 W  *ok$" "$W/inv.out" &&
-    grep -q "^ *gpu count  *0  *-  *skip (the BMC lists no PCIe devices" "$W/inv.out"; then
+    grep -q "^  ok  *n06  *cpu count  *1  *1$" "$W/inv.out" &&
+    grep -q "^  ok  *n06  *memory  *96 GiB  *96 GB$" "$W/inv.out" &&
+    grep -q "^  ok  *n06  *psu watts  *400 W  *400 W$" "$W/inv.out" &&
+    grep -A1 "^  skip  n06  *gpu count  *-  *0$" "$W/inv.out" |
+    grep -q "^ *the BMC lists no PCIe devices"; then
 	ok "inventory: CPUs, memory, PSUs match the plan; GPUs unknown, a skip row"
 else
 	not_ok "inventory (rc $rc)"; show inv
@@ -438,8 +439,10 @@ fi
 
 bmc drift -n drift01 inventory
 if [ $rc = 1 ] && grep -q "^drift01 .* drift " "$W/drift.out" &&
-    grep -q "^ *cpu count  *2  *1  *fail (fewer than planned)$" "$W/drift.out" &&
-    grep -q "^ *memory  *192 GB  *96 GiB  *fail (less than planned)$" "$W/drift.out" &&
+    grep -A1 "^  fail  drift01  *cpu count  *1  *2$" "$W/drift.out" |
+    grep -qx " *fewer than planned" &&
+    grep -A1 "^  fail  drift01  *memory  *96 GiB  *192 GB$" "$W/drift.out" |
+    grep -qx " *less than planned" &&
     grep -qx "inventory: 0 ok, 1 failed" "$W/drift.out"; then
 	ok "inventory: drift from the plan is a failure, row by row"
 else
@@ -456,7 +459,7 @@ assert d["action"] == "inventory" and d["ok"] == 1 and d["failed"] == 0
 assert r["node"] == "n06" and r["ok"] is True and r["tls_verified"] is True
 assert i["cpus"] == 1 and i["memory_gib"] == 96 and i["psus"] == 1, i
 assert i["psu_watts_min"] == 400 and i["gpus"] is None, i
-assert {x["what"]: x["verdict"] for x in r["drift"]}["memory"] == "ok"
+assert {x["check"]: x["verdict"] for x in r["drift"]}["memory"] == "ok"
 ' "$W/invjson.out"; then
 	ok "inventory --json"
 else
@@ -642,8 +645,8 @@ fi
 
 bmc vinv -n var01 inventory
 if [ $rc = 0 ] && grep -q "^var01 .* ok  *1 CPU, 96 GiB, 2 GPUs, 1 PSU x 400 W$" "$W/vinv.out" &&
-    grep -q "^ *gpu count  *2  *2  *ok$" "$W/vinv.out" &&
-    grep -q "^ *gpu model  *h100-sxm5  *h100-sxm5  *ok$" "$W/vinv.out"; then
+    grep -q "^  ok  *var01  *gpu count  *2  *2$" "$W/vinv.out" &&
+    grep -q "^  ok  *var01  *gpu model  *h100-sxm5  *h100-sxm5$" "$W/vinv.out"; then
 	ok "inventory: GPUs counted over PCIe (not the BMC's VGA), model by PCI id"
 else
 	not_ok "PCIe GPUs (rc $rc)"; show vinv

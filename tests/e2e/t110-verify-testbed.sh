@@ -34,7 +34,7 @@ q() {
 d = json.load(open(sys.argv[1]))
 rows = d["checks"]
 def row(node, check):
-    m = [r for r in rows if r["node"] == node and r["check"] == check]
+    m = [r for r in rows if r["subject"] == node and r["check"] == check]
     return m[0] if m else None
 sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
 }
@@ -71,21 +71,21 @@ if [ $rc -eq 0 ]; then ok "verify passes after apply"; else
 	not_ok "verify passes after apply (exit $rc)"
 	python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["checks"]:
-    if r["verdict"] == "fail": print("#", r["node"], r["check"], r["reason"])' "$OUT/v1.json" 2>/dev/null
+    if r["verdict"] == "fail": print("#", r["subject"], r["check"], r["hint"])' "$OUT/v1.json" 2>/dev/null
 	sed 's/^/# /' "$OUT/v1.err"
 fi
 check "json: totals match the rows" q "$OUT/v1.json" \
     'all(d["summary"][v] == sum(1 for r in rows if r["verdict"] == v) for v in ("ok","warn","fail","skip")) and d["summary"]["reached"] == 3'
 check "json: no check failed" q "$OUT/v1.json" 'd["summary"]["fail"] == 0'
 check "gpu checks skipped with the reason on every node" q "$OUT/v1.json" \
-    'all(row(n, "gpu")["verdict"] == "skip" and "no NVIDIA device" in row(n, "gpu")["reason"] for n in ("head-01","worker-01","worker-02"))'
+    'all(row(n, "gpu")["verdict"] == "skip" and "no NVIDIA device" in row(n, "gpu")["hint"] for n in ("head-01","worker-01","worker-02"))'
 check "no gpu check passes on a node without GPUs" q "$OUT/v1.json" \
     'not any(r["check"].startswith("gpu") and r["verdict"] == "ok" for r in rows)'
 check "slurm: controller UP on the head" q "$OUT/v1.json" 'row("head-01", "slurm controller")["verdict"] == "ok"'
 check "slurm: both workers idle, no GPU GRES, a job ran on each" q "$OUT/v1.json" \
     'all(row(n, c)["verdict"] == "ok" for n in ("worker-01","worker-02") for c in ("slurm node","slurm gres","slurm job","daemon slurmd","daemon munged"))'
 check "prometheus: api answers, every node exporter target up" q "$OUT/v1.json" \
-    'row("head-01","prometheus api")["verdict"] == "ok" and all(row(n,"prometheus node")["verdict"] == "ok" and row(n,"prometheus node")["found"] == "up" for n in ("head-01","worker-01","worker-02"))'
+    'row("head-01","prometheus api")["verdict"] == "ok" and all(row(n,"prometheus node")["verdict"] == "ok" and row(n,"prometheus node")["measured"] == "up" for n in ("head-01","worker-01","worker-02"))'
 check "names resolve and every node reaches the others" q "$OUT/v1.json" \
     'all(row(n,"resolve")["verdict"] == "ok" and row(n,"reach")["verdict"] == "ok" and row(n,"hostname")["verdict"] == "ok" for n in ("head-01","worker-01","worker-02"))'
 check "time is judged on every node" q "$OUT/v1.json" \
@@ -121,10 +121,10 @@ check "the failure names worker-02 and its slurm daemon" q "$OUT/v2.json" \
 check "the slurm job check fails on worker-02" q "$OUT/v2.json" \
     'row("worker-02","slurm job")["verdict"] == "fail" or row("worker-02","slurm node")["verdict"] == "fail"'
 check "every failure is on worker-02 and about slurm" q "$OUT/v2.json" \
-    'all(r["node"] == "worker-02" and ("slurm" in r["check"]) for r in rows if r["verdict"] == "fail")'
+    'all(r["subject"] == "worker-02" and ("slurm" in r["check"]) for r in rows if r["verdict"] == "fail")'
 check "worker-01 still runs a job" q "$OUT/v2.json" 'row("worker-01","slurm job")["verdict"] == "ok"'
 "$PROVISION" verify -q "$PLAN" > "$OUT/table2.txt" 2>&1
-grep -Eq '^FAIL +worker-02 +(daemon slurmd|slurm)' "$OUT/table2.txt" || grep -Eq '^fail +worker-02 +(daemon slurmd|slurm)' "$OUT/table2.txt" &&
+grep -Eq '^  fail  worker-02 +(daemon slurmd|slurm)' "$OUT/table2.txt" &&
     ok "table names worker-02 and the slurm check" || { not_ok "table names worker-02 and the slurm check"; sed 's/^/# /' "$OUT/table2.txt"; }
 
 # --- nothing answers -------------------------------------------------------

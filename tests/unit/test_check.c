@@ -8,6 +8,7 @@
 #include "check.h"
 #include "err.h"
 #include "plan.h"
+#include "row.h"
 #include "strvec.h"
 
 /*
@@ -28,10 +29,10 @@
 	"    memory_gb: 1024\n"
 
 struct test_row {
-	enum check_sev	 sev;
-	const char	*subject;
-	const char	*what;
-	const char	*measured;
+	enum row_verdict	 verdict;
+	const char		*subject;
+	const char		*what;
+	const char		*measured;
 	const char	*limit;		/* NULL: not compared */
 	const char	*hint;		/* substring; NULL: not compared */
 };
@@ -130,35 +131,35 @@ test_check_load(const char *yaml, const char *site)
 }
 
 static void
-test_check_dump(const struct check_result *r)
+test_check_dump(const struct rows *r)
 {
 	size_t	i;
 
 	for (i = 0; i < r->n; i++) {
-		const struct check_row	*w = &r->rows[i];
+		const struct row	*w = &r->v[i];
 
 		fprintf(stderr, "  %s %s | %s | %s | %s | %s | %s\n",
-		    check_sev_name(w->sev), w->group, w->subject, w->what,
+		    row_verdict_name(w->verdict), w->group, w->subject, w->what,
 		    w->measured, w->limit, w->hint != NULL ? w->hint : "-");
 	}
 }
 
-static const struct check_row *
-test_check_find(const struct check_result *r, const char *subject,
+static const struct row *
+test_check_find(const struct rows *r, const char *subject,
     const char *what, const char *measured)
 {
 	size_t	i;
 
 	for (i = 0; i < r->n; i++)
-		if (strcmp(r->rows[i].subject, subject) == 0 &&
-		    strcmp(r->rows[i].what, what) == 0 &&
-		    strcmp(r->rows[i].measured, measured) == 0)
-			return &r->rows[i];
+		if (strcmp(r->v[i].subject, subject) == 0 &&
+		    strcmp(r->v[i].what, what) == 0 &&
+		    strcmp(r->v[i].measured, measured) == 0)
+			return &r->v[i];
 	return NULL;
 }
 
 static int
-test_check_expected(const struct test_case *tc, const struct check_row *w)
+test_check_expected(const struct test_case *tc, const struct row *w)
 {
 	size_t	i;
 
@@ -172,7 +173,7 @@ test_check_expected(const struct test_case *tc, const struct check_row *w)
 }
 
 static void
-test_check_run(const struct test_case *tc, struct check_result *res,
+test_check_run(const struct test_case *tc, struct rows *res,
     struct plan **pp)
 {
 	struct prov_err	 err = PROV_ERR_INIT;
@@ -206,18 +207,18 @@ static const struct test_case check_cases[] = {
 	    "      interfaces: { fab: 10.1.0.2 } }\n",
 	    {
 		/* 600 base + 560 CPUs + 384 memory + 2,400 GPUs */
-		{ CHECK_FAIL, "hardware 'gpu'", "PSU budget", "3,944 W (109.6%)",
+		{ ROW_FAIL, "hardware 'gpu'", "PSU budget", "3,944 W (109.6%)",
 		    "3,600 W (2 of 4 x 1,800 W PSUs at 208 V, 2+2)",
 		    "short by 344 W" },
 		/* 400 V three-phase: 230.9 V at the outlet, the 2,000 W rating */
-		{ CHECK_WARN, "hardware 'gpu'", "PSU budget", "3,944 W (98.6%)",
+		{ ROW_WARN, "hardware 'gpu'", "PSU budget", "3,944 W (98.6%)",
 		    "4,000 W (2 of 4 x 2,000 W PSUs at 230.9 V, 2+2)",
 		    "base 600 W assumed (150 W per U" },
-		{ CHECK_WARN, "rack 'r208' feed A", "power", "3,944 W (45.6%)",
+		{ ROW_WARN, "rack 'r208' feed A", "power", "3,944 W (45.6%)",
 		    "8,646.4 W (1 x 208 V 30 A 3-phase x 0.8)", NULL },
-		{ CHECK_OK, "hardware 'gpu'", "lanes", "128 lanes",
+		{ ROW_OK, "hardware 'gpu'", "lanes", "128 lanes",
 		    "128 lanes (2 x epyc-7763)", NULL },
-		{ CHECK_OK, "GPU nodes", "fabric", "2 of 2 on a fast network",
+		{ ROW_OK, "GPU nodes", "fabric", "2 of 2 on a fast network",
 		    "InfiniBand or >= 100 Gb/s: fab (infiniband 200 Gb/s)", NULL },
 	    }, 0 },
 	{ "too many cards", HEAD
@@ -229,14 +230,14 @@ static const struct test_case check_cases[] = {
 	    "    gpus: { model: a100-pcie-80gb, count: 9 }\n"
 	    "    psu: { count: 4, watts: 3000, redundancy: \"2+2\" }\n",
 	    {
-		{ CHECK_FAIL, "hardware 'gpu9'", "slot fit", "9 cards", "11 slots",
+		{ ROW_FAIL, "hardware 'gpu9'", "slot fit", "9 cards", "11 slots",
 		    "gpu a100-pcie-80gb #9 of 9 (x16, dual-width, fhfl) does not "
 		    "fit: aux1, aux2: low-profile only, card is fhfl; x8: x8 "
 		    "electrical, card needs x16; 8 slots taken or blocked by the "
 		    "other cards" },
-		{ CHECK_WARN, "hardware 'gpu9'", "lanes", "144 lanes",
+		{ ROW_WARN, "hardware 'gpu9'", "lanes", "144 lanes",
 		    "128 lanes (2 x epyc-7763)", "behind PCIe switches" },
-		{ CHECK_WARN, "hardware 'gpu9'", "PSU budget", "4,244 W (70.7%)",
+		{ ROW_WARN, "hardware 'gpu9'", "PSU budget", "4,244 W (70.7%)",
 		    "6,000 W (2 of 4 x 3,000 W PSUs, 2+2)", NULL },
 	    }, 0 },
 	{ "x16 card in an x8 slot", HEAD
@@ -249,7 +250,7 @@ static const struct test_case check_cases[] = {
 	    "    nics: [ { model: connectx-6-hdr-1p, count: 3 } ]\n"
 	    "    psu: { count: 4, watts: 3000, redundancy: \"2+2\" }\n",
 	    {
-		{ CHECK_FAIL, "hardware 'gpu'", "slot fit", "11 cards", "11 slots",
+		{ ROW_FAIL, "hardware 'gpu'", "slot fit", "11 cards", "11 slots",
 		    "nic connectx-6-hdr-1p #3 of 3 (x16, single-width, hhhl) does "
 		    "not fit: x8: x8 electrical, card needs x16; 10 slots taken or "
 		    "blocked by the other cards" },
@@ -263,10 +264,10 @@ static const struct test_case check_cases[] = {
 	    "    nics: [ { model: bluefield-2 } ]\n"
 	    "    psu: { count: 2, watts: 1400, redundancy: N+1 }\n",
 	    {
-		{ CHECK_FAIL, "hardware 'head'", "slot fit", "1 card", "3 slots",
+		{ ROW_FAIL, "hardware 'head'", "slot fit", "1 card", "3 slots",
 		    "nic bluefield-2 (x16, single-width, fhhl) does not fit: slot1, "
 		    "slot2, slot3: low-profile only, card is fhhl" },
-		{ CHECK_OK, "hardware 'head'", "ports", "4 ports",
+		{ ROW_OK, "hardware 'head'", "ports", "4 ports",
 		    ">= 2 (cluster + management)",
 		    "1 x bluefield-2 (2 ports), 2 x onboard-1gbe (1 port)" },
 	    }, 0 },
@@ -286,13 +287,13 @@ static const struct test_case check_cases[] = {
 	    "    nics: [ { model: connectx-6-hdr-1p }, { model: onboard-1gbe } ]\n",
 	    {
 		/* Only b (blocking the x8 slot c) leaves a for the NIC. */
-		{ CHECK_OK, "hardware 'fits'", "slot fit", "2 cards", "3 slots",
+		{ ROW_OK, "hardware 'fits'", "slot fit", "2 cards", "3 slots",
 		    "gpu a100-pcie-80gb -> b; nic connectx-6-hdr-1p -> a" },
-		{ CHECK_FAIL, "hardware 'blocked'", "slot fit", "2 cards",
+		{ ROW_FAIL, "hardware 'blocked'", "slot fit", "2 cards",
 		    "2 slots", "nic connectx-6-hdr-1p (x16, single-width, hhhl) "
 		    "does not fit: 2 slots taken or blocked by the other cards" },
 		/* 300 base + 560 + 192 + 300 + 25: a known base, so ok */
-		{ CHECK_OK, "hardware 'fits'", "PSU budget", "1,377 W (68.9%)",
+		{ ROW_OK, "hardware 'fits'", "PSU budget", "1,377 W (68.9%)",
 		    "2,000 W (1 of 2 x 2,000 W PSUs at 200-240 V, 1+1)",
 		    "no node uses this model" },
 	    }, 0 },
@@ -310,14 +311,14 @@ static const struct test_case check_cases[] = {
 	    "nodes:\n"
 	    "  - { name: \"c[1-4]\", hardware: cpu4u, rack: r01, u: 1 }\n",
 	    {
-		{ CHECK_FAIL, "rack 'r01' feed B", "power", "6,176 W (123.7%)",
+		{ ROW_FAIL, "rack 'r01' feed B", "power", "6,176 W (123.7%)",
 		    "4,992 W (1 x 208 V 30 A x 0.8)",
 		    "with A+B feeds each feed alone must carry the whole rack" },
-		{ CHECK_WARN, "rack 'r01' feed A", "power", "6,176 W (61.9%)",
+		{ ROW_WARN, "rack 'r01' feed A", "power", "6,176 W (61.9%)",
 		    "9,984 W (2 x 208 V 30 A x 0.8)", "nodes 6,176 W + switches 0 W" },
-		{ CHECK_OK, "rack 'r01'", "units", "16 of 42 U used", "42 U",
+		{ ROW_OK, "rack 'r01'", "units", "16 of 42 U used", "42 U",
 		    "4 nodes, 0 switches" },
-		{ CHECK_WARN, "hardware 'cpu4u'", "PSU budget", "1,544 W (42.9%)",
+		{ ROW_WARN, "hardware 'cpu4u'", "PSU budget", "1,544 W (42.9%)",
 		    "3,600 W (2 of 4 x 1,800 W PSUs at 208 V, 2+2)", NULL },
 	    }, 0 },
 	{ "units overlap and out of range", HEAD
@@ -334,16 +335,16 @@ static const struct test_case check_cases[] = {
 	    "  - { name: n2, hardware: cpu4u, rack: r01, u: 3 }\n"
 	    "  - { name: n3, hardware: cpu4u, rack: r01, u: 40 }\n",
 	    {
-		{ CHECK_FAIL, "rack 'r01'", "units",
+		{ ROW_FAIL, "rack 'r01'", "units",
 		    "U3: node 'n2' (U3-U6) overlaps node 'n1' (U1-U4)",
 		    "one chassis per unit", "move node 'n2' (U3-U6) to free units" },
-		{ CHECK_FAIL, "rack 'r01'", "units", "node 'n3' (U40-U43)",
+		{ ROW_FAIL, "rack 'r01'", "units", "node 'n3' (U40-U43)",
 		    "U1-U42", "the rack has 42 U" },
-		{ CHECK_FAIL, "rack 'r01'", "units",
+		{ ROW_FAIL, "rack 'r01'", "units",
 		    "U42: switch 'sw1' (U42) overlaps node 'n3' (U40-U43)",
 		    "one chassis per unit", NULL },
 		/* 3 x 1,544 W + 500 W assumed for the switch */
-		{ CHECK_WARN, "rack 'r01' feed A", "power", "5,132 W (29.7%)",
+		{ ROW_WARN, "rack 'r01' feed A", "power", "5,132 W (29.7%)",
 		    "17,292.8 W (1 x 208 V 60 A 3-phase x 0.8)",
 		    "switch power unknown: 500 W per U assumed" },
 	    }, 0 },
@@ -358,27 +359,27 @@ static const struct test_case check_cases[] = {
 	    "  - { name: n4, address: 192.0.2.14, interfaces: { fab: 203.0.113.5 } }\n"
 	    "  - { name: n5, address: 192.0.2.15, interfaces: { fab: 192.0.2.14 } }\n",
 	    {
-		{ CHECK_FAIL, "node 'n2'", "unique address",
+		{ ROW_FAIL, "node 'n2'", "unique address",
 		    "duplicate address 192.0.2.11: n1, n2",
 		    "one owner per address", NULL },
-		{ CHECK_FAIL, "node 'n5'", "unique address",
+		{ ROW_FAIL, "node 'n5'", "unique address",
 		    "duplicate address 192.0.2.14: n4 (address), n5 "
 		    "(interface 'fab')", "one owner per address", NULL },
-		{ CHECK_FAIL, "node 'n3'", "address", "10.0.0.5",
+		{ ROW_FAIL, "node 'n3'", "address", "10.0.0.5",
 		    "inside management network 'mgmt' 192.0.2.0/24",
 		    "use an address in 192.0.2.0/24" },
-		{ CHECK_FAIL, "node 'n4'", "address",
+		{ ROW_FAIL, "node 'n4'", "address",
 		    "203.0.113.5 (interface 'fab')",
 		    "inside network 'fab' 198.51.100.0/24", NULL },
-		{ CHECK_FAIL, "node 'n5'", "address",
+		{ ROW_FAIL, "node 'n5'", "address",
 		    "192.0.2.14 (interface 'fab')",
 		    "inside network 'fab' 198.51.100.0/24", NULL },
-		{ CHECK_FAIL, "node 'n2'", "unique MAC",
+		{ ROW_FAIL, "node 'n2'", "unique MAC",
 		    "duplicate MAC 0c:c4:7a:00:00:10: n1, n2", "one node per MAC",
 		    NULL },
-		{ CHECK_SKIP, "5 nodes (n1, n2, n3, ...)", "hardware",
+		{ ROW_SKIP, "5 nodes (n1, n2, n3, ...)", "hardware",
 		    "no hardware model", "not checked", NULL },
-		{ CHECK_OK, "all nodes", "unique name", "5 nodes, 0 switches",
+		{ ROW_OK, "all nodes", "unique name", "5 nodes, 0 switches",
 		    "no duplicates", NULL },
 	    }, 0 },
 	{ "address in no network", HEAD
@@ -390,9 +391,9 @@ static const struct test_case check_cases[] = {
 	    "  - { name: n1, hardware: cpu4u, address: 10.0.0.1 }\n"
 	    "  - { name: n2, hardware: cpu4u, address: 10.1.0.5 }\n",
 	    {
-		{ CHECK_FAIL, "node 'n2'", "address", "10.1.0.5",
+		{ ROW_FAIL, "node 'n2'", "address", "10.1.0.5",
 		    "inside on-board NIC network 'lan' 10.0.0.0/24", NULL },
-		{ CHECK_SKIP, "network 'lan'", "switch ports", "4 links",
+		{ ROW_SKIP, "network 'lan'", "switch ports", "4 links",
 		    "no switch on this network in the plan", NULL },
 	    }, 0 },
 	{ "one NIC port", HEAD
@@ -406,14 +407,14 @@ static const struct test_case check_cases[] = {
 	    HW_CPU
 	    "    nics: [ { model: onboard-1gbe, count: 1 } ]\n",
 	    {
-		{ CHECK_FAIL, "hardware 'hgx'", "ports", "1 port",
+		{ ROW_FAIL, "hardware 'hgx'", "ports", "1 port",
 		    ">= 2 (cluster + management)",
 		    "every node needs one port for cluster traffic and one for "
 		    "management: add a NIC; has 1 x connectx-7-ndr-1p (1 port)" },
-		{ CHECK_OK, "hardware 'cpu4u'", "ports", "2 ports",
+		{ ROW_OK, "hardware 'cpu4u'", "ports", "2 ports",
 		    ">= 2 (cluster + management)",
 		    "2 x onboard-1gbe (1 port)" },
-		{ CHECK_OK, "hardware 'hgx'", "slot fit", "1 card", "10 slots",
+		{ ROW_OK, "hardware 'hgx'", "slot fit", "1 card", "10 slots",
 		    "nic connectx-7-ndr-1p -> slot1" },
 	    }, 0 },
 	{ "16 GB of RAM", HEAD
@@ -425,12 +426,12 @@ static const struct test_case check_cases[] = {
 	    "    gpus: { model: t4, count: 2 }\n"
 	    "    psu: { count: 2, watts: 800, redundancy: N+1 }\n",
 	    {
-		{ CHECK_FAIL, "hardware 'small'", "RAM", "16 GB", ">= 24 GB",
+		{ ROW_FAIL, "hardware 'small'", "RAM", "16 GB", ">= 24 GB",
 		    "plan at least 24 GB of RAM per node" },
-		{ CHECK_WARN, "hardware 'small'", "RAM vs GPU memory",
+		{ ROW_WARN, "hardware 'small'", "RAM vs GPU memory",
 		    "16 GB RAM", "32 GB GPU memory (2 x 16 GB)",
 		    "common guidance: system RAM at least the total GPU memory" },
-		{ CHECK_OK, "hardware 'small'", "form factor", "2 x t4 (hhhl)",
+		{ ROW_OK, "hardware 'small'", "form factor", "2 x t4 (hhhl)",
 		    "'dell-r650' takes hhhl", NULL },
 	    }, 0 },
 	{ "heat over cooling", HEAD
@@ -441,11 +442,11 @@ static const struct test_case check_cases[] = {
 	    "nodes:\n"
 	    "  - { name: \"c[1-2]\", hardware: cpu4u, rack: r01, u: 10 }\n",
 	    {
-		{ CHECK_FAIL, "rack 'r01'", "heat", "10,536 BTU/h (3,088 W)",
+		{ ROW_FAIL, "rack 'r01'", "heat", "10,536 BTU/h (3,088 W)",
 		    "6,824 BTU/h (2 kW)", "short by 3,712 BTU/h" },
-		{ CHECK_WARN, "rack 'r01' feed A", "power", "3,088 W (19%)",
+		{ ROW_WARN, "rack 'r01' feed A", "power", "3,088 W (19%)",
 		    "16,212 W (1 x 208 V 60 A 3-phase x 0.75)", NULL },
-		{ CHECK_OK, "rack 'r01'", "depth", "737 mm "
+		{ ROW_OK, "rack 'r01'", "depth", "737 mm "
 		    "(supermicro-as-4124gs-tnr)", "1,200 mm", NULL },
 	    }, 0 },
 	{ "switch ports short", HEAD
@@ -458,9 +459,9 @@ static const struct test_case check_cases[] = {
 	    "nodes:\n"
 	    "  - { name: \"n[01-21]\", hardware: cpu4u }\n",
 	    {
-		{ CHECK_FAIL, "network 'fab'", "switch ports", "42 links",
+		{ ROW_FAIL, "network 'fab'", "switch ports", "42 links",
 		    "40 ports (1 x qm8700)", "short by 2 ports" },
-		{ CHECK_OK, "hardware 'cpu4u'", "ports", "4 ports",
+		{ ROW_OK, "hardware 'cpu4u'", "ports", "4 ports",
 		    ">= 2 (cluster + management)", NULL },
 	    }, 0 },
 	{ "GPU form factors", HEAD
@@ -479,21 +480,21 @@ static const struct test_case check_cases[] = {
 	    "    memory_gb: 512\n"
 	    "    gpus: { model: a100-sxm4-40gb, count: 4 }\n",
 	    {
-		{ CHECK_FAIL, "hardware 'dgx-pcie'", "form factor",
+		{ ROW_FAIL, "hardware 'dgx-pcie'", "form factor",
 		    "1 x h100-pcie (fhfl)", "baseboard of 'dgx-a100': "
 		    "a100-sxm4-40gb", "the GPUs of 'dgx-a100' are fixed" },
-		{ CHECK_FAIL, "hardware 'dgx-pcie'", "slot fit", "1 card",
+		{ ROW_FAIL, "hardware 'dgx-pcie'", "slot fit", "1 card",
 		    "0 slots", "gpu h100-pcie (x16, dual-width, fhfl) does not "
 		    "fit: the system has no PCIe slots for add-in cards" },
-		{ CHECK_FAIL, "hardware 'sxm-in-pcie'", "form factor",
+		{ ROW_FAIL, "hardware 'sxm-in-pcie'", "form factor",
 		    "4 x a100-sxm4-40gb (sxm4)", "'supermicro-as-4124gs-tnr' has "
 		    "no GPU baseboard", NULL },
-		{ CHECK_OK, "hardware 'sxm-in-pcie'", "slot fit", "0 cards",
+		{ ROW_OK, "hardware 'sxm-in-pcie'", "slot fit", "0 cards",
 		    "11 slots", NULL },
 		/* The DGX's own eight NICs, named in two entries: no cards. */
-		{ CHECK_OK, "hardware 'dgx-split'", "slot fit", "0 cards",
+		{ ROW_OK, "hardware 'dgx-split'", "slot fit", "0 cards",
 		    "0 slots", NULL },
-		{ CHECK_OK, "hardware 'dgx-split'", "ports", "11 ports",
+		{ ROW_OK, "hardware 'dgx-split'", "ports", "11 ports",
 		    ">= 2 (cluster + management)", "8 x connectx-6-hdr-1p "
 		    "(1 port), 1 x connectx-6-hdr-2p (2 ports), 1 x onboard-1gbe "
 		    "(1 port)" },
@@ -504,11 +505,11 @@ static const struct test_case check_cases[] = {
 	    "nodes:\n"
 	    "  - { name: \"n[01-25]\", address: \"10.9.0.[1-25]\" }\n",
 	    {
-		{ CHECK_FAIL, "node 'n01'", "address", "10.9.0.1",
+		{ ROW_FAIL, "node 'n01'", "address", "10.9.0.1",
 		    "inside management network 'mgmt' 192.0.2.0/24", NULL },
-		{ CHECK_FAIL, "node 'n20'", "address", "10.9.0.20",
+		{ ROW_FAIL, "node 'n20'", "address", "10.9.0.20",
 		    "inside management network 'mgmt' 192.0.2.0/24", NULL },
-		{ CHECK_FAIL, "...", "address", "... and 5 more", "", NULL },
+		{ ROW_FAIL, "...", "address", "... and 5 more", "", NULL },
 	    }, 21 },
 	{ "a passing DGX A100 pod", HEAD
 	    "hardware:\n"
@@ -552,27 +553,27 @@ static const struct test_case check_cases[] = {
 	    "      interfaces: { fabric: \"198.51.100.[11-14]\" },\n"
 	    "      bmc: { address: \"192.0.2.[111-114]\" } }\n",
 	    {
-		{ CHECK_OK, "hardware 'dgx'", "PSU budget", "6,500 W (72.2%)",
+		{ ROW_OK, "hardware 'dgx'", "PSU budget", "6,500 W (72.2%)",
 		    "9,000 W (3 of 6 x 3,000 W PSUs at 208 V, 3+3)",
 		    "vendor maximum 6,500 W for 'dgx-a100'" },
-		{ CHECK_OK, "hardware 'dgx'", "slot fit", "0 cards", "0 slots",
+		{ ROW_OK, "hardware 'dgx'", "slot fit", "0 cards", "0 slots",
 		    NULL },
-		{ CHECK_OK, "hardware 'dgx'", "form factor",
+		{ ROW_OK, "hardware 'dgx'", "form factor",
 		    "8 x a100-sxm4-40gb (sxm4)",
 		    "baseboard of 'dgx-a100': a100-sxm4-40gb", NULL },
-		{ CHECK_OK, "hardware 'head'", "slot fit", "1 card", "3 slots",
+		{ ROW_OK, "hardware 'head'", "slot fit", "1 card", "3 slots",
 		    "nic connectx-6-hdr-1p -> slot1" },
-		{ CHECK_OK, "GPU nodes", "fabric", "4 of 4 on a fast network",
+		{ ROW_OK, "GPU nodes", "fabric", "4 of 4 on a fast network",
 		    "InfiniBand or >= 100 Gb/s: fabric (infiniband 200 Gb/s)",
 		    NULL },
 		/* 1 head + 4 x 8 DGX fabric ports */
-		{ CHECK_OK, "network 'fabric'", "switch ports", "33 links",
+		{ ROW_OK, "network 'fabric'", "switch ports", "33 links",
 		    "40 ports (1 x qm8700)", NULL },
 		/* head 2 + DGX 4 x 1 + 5 BMC ports */
-		{ CHECK_OK, "network 'mgmt'", "switch ports", "11 links",
+		{ ROW_OK, "network 'mgmt'", "switch ports", "11 links",
 		    "52 ports (1 x sn2201)", NULL },
 		/* 4 x 6,500 W + 811 W head + 2 x 500 W switches */
-		{ CHECK_WARN, "rack 'r01' feed B", "power", "27,811 W (80.4%)",
+		{ ROW_WARN, "rack 'r01' feed B", "power", "27,811 W (80.4%)",
 		    "34,585.6 W (2 x 208 V 60 A 3-phase x 0.8)", NULL },
 	    }, 0 },
 };
@@ -580,7 +581,7 @@ static const struct test_case check_cases[] = {
 START_TEST(test_check_table)
 {
 	const struct test_case	*tc = &check_cases[_i];
-	struct check_result	 res = CHECK_RESULT_INIT;
+	struct rows		 res = ROWS_INIT;
 	struct plan		*p = NULL;
 	size_t			 i, nbad = 0;
 
@@ -588,7 +589,7 @@ START_TEST(test_check_table)
 	for (i = 0; i < ARRAY_SIZE(tc->rows) && tc->rows[i].subject != NULL;
 	    i++) {
 		const struct test_row	*want = &tc->rows[i];
-		const struct check_row	*got = test_check_find(&res,
+		const struct row	*got = test_check_find(&res,
 		    want->subject, want->what, want->measured);
 
 		if (got == NULL) {
@@ -596,9 +597,10 @@ START_TEST(test_check_table)
 			ck_abort_msg("%s: no row '%s' '%s' '%s'", tc->name,
 			    want->subject, want->what, want->measured);
 		}
-		ck_assert_msg(got->sev == want->sev, "%s: %s %s: %s, want %s",
-		    tc->name, want->subject, want->what,
-		    check_sev_name(got->sev), check_sev_name(want->sev));
+		ck_assert_msg(got->verdict == want->verdict,
+		    "%s: %s %s: %s, want %s", tc->name, want->subject,
+		    want->what, row_verdict_name(got->verdict),
+		    row_verdict_name(want->verdict));
 		if (want->limit != NULL)
 			ck_assert_str_eq(got->limit, want->limit);
 		if (want->hint != NULL) {
@@ -610,26 +612,27 @@ START_TEST(test_check_table)
 	}
 	/* Nothing fails that the case does not name. */
 	if (tc->nfail > 0)
-		ck_assert_uint_eq(res.nfail, tc->nfail);
+		ck_assert_uint_eq(rows_count(&res, ROW_FAIL), tc->nfail);
 	for (i = 0; i < res.n && tc->nfail == 0; i++)
-		if (res.rows[i].sev == CHECK_FAIL &&
-		    !test_check_expected(tc, &res.rows[i])) {
+		if (res.v[i].verdict == ROW_FAIL &&
+		    !test_check_expected(tc, &res.v[i])) {
 			fprintf(stderr, "%s: unexpected fail: %s | %s | %s\n",
-			    tc->name, res.rows[i].subject, res.rows[i].what,
-			    res.rows[i].measured);
+			    tc->name, res.v[i].subject, res.v[i].what,
+			    res.v[i].measured);
 			nbad++;
 		}
 	if (nbad > 0)
 		test_check_dump(&res);
 	ck_assert_uint_eq(nbad, 0);
 	/* Counts add up; every row says something. */
-	ck_assert_uint_eq(res.nok + res.nwarn + res.nfail + res.nskip, res.n);
+	ck_assert_uint_eq(rows_count(&res, ROW_OK) + rows_count(&res, ROW_WARN) +
+	    rows_count(&res, ROW_FAIL) + rows_count(&res, ROW_SKIP), res.n);
 	for (i = 0; i < res.n; i++) {
-		ck_assert_ptr_nonnull(res.rows[i].subject);
-		ck_assert_ptr_nonnull(res.rows[i].measured);
-		ck_assert(res.rows[i].measured[0] != '\0');
+		ck_assert_ptr_nonnull(res.v[i].subject);
+		ck_assert_ptr_nonnull(res.v[i].measured);
+		ck_assert(res.v[i].measured[0] != '\0');
 	}
-	check_result_release(&res);
+	rows_release(&res);
 	plan_free(p);
 }
 END_TEST
@@ -638,21 +641,21 @@ END_TEST
 START_TEST(test_check_pod_passes)
 {
 	const struct test_case	*tc = &check_cases[ARRAY_SIZE(check_cases) - 1];
-	struct check_result	 res = CHECK_RESULT_INIT;
+	struct rows		 res = ROWS_INIT;
 	struct plan		*p = NULL;
 	size_t			 i;
 
 	test_check_run(tc, &res, &p);
-	ck_assert_uint_eq(res.nfail, 0);
-	ck_assert_uint_gt(res.nok, 15);
+	ck_assert_uint_eq(rows_count(&res, ROW_FAIL), 0);
+	ck_assert_uint_gt(rows_count(&res, ROW_OK), 15);
 	for (i = 0; i < res.n; i++)
-		if (res.rows[i].sev == CHECK_WARN)
-			ck_assert_msg(res.rows[i].hint != NULL &&
-			    (strstr(res.rows[i].hint, "assumed") != NULL ||
-			    strstr(res.rows[i].hint, "unknown") != NULL),
+		if (res.v[i].verdict == ROW_WARN)
+			ck_assert_msg(res.v[i].hint != NULL &&
+			    (strstr(res.v[i].hint, "assumed") != NULL ||
+			    strstr(res.v[i].hint, "unknown") != NULL),
 			    "warning without a reason: %s %s",
-			    res.rows[i].subject, res.rows[i].what);
-	check_result_release(&res);
+			    res.v[i].subject, res.v[i].what);
+	rows_release(&res);
 	plan_free(p);
 }
 END_TEST
@@ -661,7 +664,7 @@ END_TEST
 START_TEST(test_check_assign_slots)
 {
 	const struct test_case	*tc = &check_cases[4];
-	struct check_result	 res = CHECK_RESULT_INIT;
+	struct rows		 res = ROWS_INIT;
 	struct plan		*p = NULL;
 	struct check_card	*cards = NULL;
 	struct check_slot_use	*slots = NULL;
@@ -694,21 +697,21 @@ START_TEST(test_check_assign_slots)
 	free(why);
 	free(cards);
 	free(slots);
-	check_result_release(&res);
+	rows_release(&res);
 	plan_free(p);
 }
 END_TEST
 
 START_TEST(test_check_unknown_slots)
 {
-	struct check_result	 res = CHECK_RESULT_INIT;
+	struct rows		 res = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct plan		*p;
 	struct check_card	*cards = NULL;
 	struct check_slot_use	*slots = NULL;
 	size_t			 ncards, nslots;
 	char			*why = NULL;
-	const struct check_row	*row;
+	const struct row	*row;
 
 	p = test_check_load(HEAD
 	    "hardware:\n"
@@ -728,18 +731,18 @@ START_TEST(test_check_unknown_slots)
 	ck_assert_ok(check_plan(&res, p, &err), &err);
 	row = test_check_find(&res, "hardware 'hp'", "slot fit", "2 cards");
 	ck_assert_ptr_nonnull(row);
-	ck_assert_int_eq(row->sev, CHECK_SKIP);
+	ck_assert_int_eq(row->verdict, ROW_SKIP);
 	ck_assert_str_eq(row->limit, "slots unknown");
 	/* No PSU data in the catalog: a warning that asks for it, never a pass. */
 	row = test_check_find(&res, "hardware 'hp'", "PSU budget",
 	    "4,794 W (n/a)");
 	ck_assert_ptr_nonnull(row);
-	ck_assert_int_eq(row->sev, CHECK_WARN);
+	ck_assert_int_eq(row->verdict, ROW_WARN);
 	ck_assert_str_eq(row->limit, "unknown");
 	ck_assert_ptr_nonnull(strstr(row->hint, "give psu: { count, watts, "
 	    "redundancy }"));
-	ck_assert_uint_eq(res.nfail, 0);
-	check_result_release(&res);
+	ck_assert_uint_eq(rows_count(&res, ROW_FAIL), 0);
+	rows_release(&res);
 	plan_free(p);
 }
 END_TEST
@@ -756,10 +759,10 @@ test_check_now(void)
 /* 65,536 nodes: linear, aggregated rows. */
 START_TEST(test_check_large)
 {
-	struct check_result	 res = CHECK_RESULT_INIT;
+	struct rows		 res = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct plan		*p;
-	const struct check_row	*row;
+	const struct row	*row;
 	double			 t0, dt;
 
 	p = test_check_load(HEAD
@@ -784,7 +787,7 @@ START_TEST(test_check_large)
 	ck_assert_ok(check_plan(&res, p, &err), &err);
 	dt = test_check_now() - t0;
 	ck_assert_msg(dt < 5.0, "check took %.2f s", dt);
-	ck_assert_uint_eq(res.nfail, 0);
+	ck_assert_uint_eq(rows_count(&res, ROW_FAIL), 0);
 	ck_assert_uint_lt(res.n, 40);
 	row = test_check_find(&res, "all nodes", "unique address",
 	    "131,072 addresses");
@@ -795,8 +798,8 @@ START_TEST(test_check_large)
 	row = test_check_find(&res, "network 'mgmt'", "switch ports",
 	    "131,072 links");
 	ck_assert_ptr_nonnull(row);
-	ck_assert_int_eq(row->sev, CHECK_SKIP);
-	check_result_release(&res);
+	ck_assert_int_eq(row->verdict, ROW_SKIP);
+	rows_release(&res);
 	plan_free(p);
 }
 END_TEST

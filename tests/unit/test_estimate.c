@@ -10,6 +10,7 @@
 #include "err.h"
 #include "estimate.h"
 #include "plan.h"
+#include "row.h"
 #include "strvec.h"
 
 /*
@@ -522,7 +523,7 @@ test_run_one(const struct test_run *t)
 	o.prec = t->prec;
 	ck_assert_ok(estimate_plan(&r, p, &m, &o, &err), &err);
 	ck_assert_msg(r.fits, "%s: does not fit", t->name);
-	ck_assert_int_eq(r.rows.nfail, 0);
+	ck_assert_int_eq(rows_count(&r.rows, ROW_FAIL), 0);
 	got = strcmp(t->measure, "days") == 0 ? r.days :
 	    strcmp(t->measure, "gpu_hours") == 0 ? r.gpu_hours : r.step_s;
 	estimate_result_release(&r);
@@ -640,14 +641,14 @@ static const char test_two_dgx_nofabric[] =
     "nodes:\n"
     "  - { name: \"dgx[1-2]\", hardware: dgx, address: \"10.0.0.[11-12]\" }\n";
 
-static const struct check_row *
+static const struct row *
 test_row(const struct estimate_result *r, const char *what)
 {
 	size_t	i;
 
 	for (i = 0; i < r->rows.n; i++)
-		if (strcmp(r->rows.rows[i].what, what) == 0)
-			return &r->rows.rows[i];
+		if (strcmp(r->rows.v[i].what, what) == 0)
+			return &r->rows.v[i];
 	ck_abort_msg("no row '%s'", what);
 	return NULL;
 }
@@ -685,7 +686,7 @@ START_TEST(test_estimate_layout_fits)
 	ck_assert_int_eq(r.dp, 16);
 	want = (4 + 12.0 / 16) * n + 34.0 * 4096 * 4096 * 32;
 	test_near(r.state_bytes + r.act_bytes, want, 1e-12, "per GPU");
-	ck_assert_int_eq(test_row(&r, "per GPU")->sev, CHECK_OK);
+	ck_assert_int_eq(test_row(&r, "per GPU")->verdict, ROW_OK);
 	/* 8 GPUs per node: 7 of 8 all-reduce over NVLink, 2 nodes over IB. */
 	test_near(r.allreduce_s, estimate_allreduce_s(2 * n, 8, 300) +
 	    estimate_allreduce_s(2 * n / 8, 2, 200.0 / 8), 1e-12, "ring");
@@ -697,8 +698,8 @@ START_TEST(test_estimate_layout_fits)
 	o.gpus = 8;
 	r = test_estimate(p, "llama2-70b", &o);
 	ck_assert(!r.fits);
-	ck_assert_int_eq(r.rows.nfail, 2);
-	ck_assert_int_eq(test_row(&r, "layout")->sev, CHECK_FAIL);
+	ck_assert_int_eq(rows_count(&r.rows, ROW_FAIL), 2);
+	ck_assert_int_eq(test_row(&r, "layout")->verdict, ROW_FAIL);
 	ck_assert_ptr_nonnull(strstr(test_row(&r, "layout")->hint,
 	    "no split fits"));
 	ck_assert_uint_gt(test_row(&r, "layout")->loc.line, 0);
@@ -717,7 +718,7 @@ START_TEST(test_estimate_layout_fits)
 	ck_assert_int_eq(r.tp * r.pp, 1);
 	test_near(r.state_bytes + r.act_bytes, 68976648192.0 + 2.0 * 4096 *
 	    8192 * 80, 1e-12, "zero-3");
-	ck_assert_int_eq(test_row(&r, "per GPU")->sev, CHECK_WARN);
+	ck_assert_int_eq(test_row(&r, "per GPU")->verdict, ROW_WARN);
 	estimate_result_release(&r);
 
 	/* A forced layout is kept, even across the NVLink domain (a warning). */
@@ -725,7 +726,7 @@ START_TEST(test_estimate_layout_fits)
 	o.tp = 16;
 	r = test_estimate(p, "llama2-7b", &o);
 	ck_assert_int_eq(r.tp, 16);
-	ck_assert_int_eq(test_row(&r, "NVLink domain")->sev, CHECK_WARN);
+	ck_assert_int_eq(test_row(&r, "NVLink domain")->verdict, ROW_WARN);
 	estimate_result_release(&r);
 	plan_free(p);
 }
@@ -744,7 +745,8 @@ START_TEST(test_estimate_network)
 	estimate_opts_init(&o);
 	o.zero = 3;
 	r = test_estimate(p, "llama2-7b", &o);
-	ck_assert_int_eq(test_row(&r, "gradient all-reduce")->sev, CHECK_WARN);
+	ck_assert_int_eq(test_row(&r, "gradient all-reduce")->verdict,
+	    ROW_WARN);
 	ck_assert_str_eq(test_row(&r, "gradient all-reduce")->measured,
 	    "unknown");
 	estimate_result_release(&r);
@@ -772,7 +774,8 @@ START_TEST(test_estimate_network)
 	 * pass of a 16-sequence step (16 x 4,096 x 44 GFLOP / (16 x 100
 	 * TFLOPS) x 2/3 = 1.2 s): the network sets the pace.
 	 */
-	ck_assert_int_eq(test_row(&r, "gradient all-reduce")->sev, CHECK_WARN);
+	ck_assert_int_eq(test_row(&r, "gradient all-reduce")->verdict,
+	    ROW_WARN);
 	estimate_result_release(&r);
 	plan_free(p);
 }
@@ -808,7 +811,7 @@ START_TEST(test_estimate_serve)
 	r = test_estimate(p, "llama2-70b", &o);
 	ck_assert_int_eq(r.replica_gpus, 4);
 	ck_assert_int_eq(r.replicas, 4);
-	ck_assert_int_eq(r.rows.nfail, 0);
+	ck_assert_int_eq(rows_count(&r.rows, ROW_FAIL), 0);
 	estimate_result_release(&r);
 
 	/* fp8 halves the weights: one GPU holds a replica. */

@@ -15,6 +15,7 @@
 #include "hw.h"
 #include "json.h"
 #include "plan.h"
+#include "row.h"
 #include "str.h"
 #include "test.h"
 
@@ -1018,7 +1019,7 @@ lab_facts(const struct lab *l, const struct plan *p)
 
 /* The verdict of the first row whose `what` starts with prefix, or -1. */
 static int
-row_verdict(const struct facts_rows *rows, const char *prefix)
+row_verdict(const struct rows *rows, const char *prefix)
 {
 	size_t	i;
 
@@ -1038,35 +1039,35 @@ START_TEST(test_compare_lab)
 		size_t		 fails;
 	} cases[] = {
 		{ "as planned", { 8, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
-		  FACTS_OK, 0 },
+		  ROW_OK, 0 },
 		{ "as planned: gpu model", { 8, 0x20b5, 16, 4, 4, 1010 },
-		  "gpu model", FACTS_OK, 0 },
+		  "gpu model", ROW_OK, 0 },
 		{ "as planned: links", { 8, 0x20b5, 16, 4, 4, 1010 },
-		  "gpu links", FACTS_OK, 0 },
+		  "gpu links", ROW_OK, 0 },
 		{ "as planned: nic", { 8, 0x20b5, 16, 4, 4, 1010 },
-		  "nic connectx-6-hdr-1p", FACTS_OK, 0 },
+		  "nic connectx-6-hdr-1p", ROW_OK, 0 },
 		{ "onboard nic has no pci ids", { 8, 0x20b5, 16, 4, 4, 1010 },
-		  "nic onboard-1gbe", FACTS_SKIP, 0 },
+		  "nic onboard-1gbe", ROW_SKIP, 0 },
 		{ "memory within 5%", { 8, 0x20b5, 16, 4, 4, 980 }, "memory",
-		  FACTS_OK, 0 },
+		  ROW_OK, 0 },
 		{ "memory short", { 8, 0x20b5, 16, 4, 4, 900 }, "memory",
-		  FACTS_FAIL, 1 },
+		  ROW_FAIL, 1 },
 		{ "memory more", { 8, 0x20b5, 16, 4, 4, 2048 }, "memory",
-		  FACTS_WARN, 0 },
+		  ROW_WARN, 0 },
 		{ "gpu missing", { 7, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
-		  FACTS_FAIL, 1 },
+		  ROW_FAIL, 1 },
 		{ "gpu extra", { 9, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
-		  FACTS_WARN, 0 },
+		  ROW_WARN, 0 },
 		{ "wrong model", { 8, 0x2330, 16, 4, 4, 1010 }, "gpu model",
-		  FACTS_FAIL, 1 },
+		  ROW_FAIL, 1 },
 		{ "x8 gpu", { 8, 0x20b5, 8, 4, 4, 1010 }, "gpu link 0000:13",
-		  FACTS_FAIL, 1 },
+		  ROW_FAIL, 1 },
 		{ "gen3 gpu (idle?)", { 8, 0x20b5, 16, 3, 4, 1010 },
-		  "gpu link 0000:15", FACTS_WARN, 0 },
+		  "gpu link 0000:15", ROW_WARN, 0 },
 		{ "gen3 nic in gen4", { 8, 0x20b5, 16, 4, 3, 1010 },
-		  "nic link 0000:41:00.0", FACTS_FAIL, 1 },
+		  "nic link 0000:41:00.0", ROW_FAIL, 1 },
 		{ "nic missing", { 8, 0x20b5, 16, 4, 0, 1010 },
-		  "nic connectx-6-hdr-1p", FACTS_FAIL, 1 },
+		  "nic connectx-6-hdr-1p", ROW_FAIL, 1 },
 	};
 	struct plan		*p = load_plan("examples/pcie-lab.yaml");
 	struct plan_node	*nd = plan_node(p, "gpu01");
@@ -1074,20 +1075,20 @@ START_TEST(test_compare_lab)
 
 	ck_assert_ptr_nonnull(nd);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct facts_rows	 rows = FACTS_ROWS_INIT;
-		struct facts		*f = lab_facts(&cases[i].l, p);
+		struct rows	 rows = ROWS_INIT;
+		struct facts	*f = lab_facts(&cases[i].l, p);
 
 		facts_compare(&rows, p, nd, f);
 		ck_assert_msg(row_verdict(&rows, cases[i].what) ==
 		    cases[i].verdict, "%s: '%s' is %d, want %d", cases[i].name,
 		    cases[i].what, row_verdict(&rows, cases[i].what),
 		    cases[i].verdict);
-		ck_assert_msg(facts_rows_count(&rows, FACTS_FAIL) ==
+		ck_assert_msg(rows_count(&rows, ROW_FAIL) ==
 		    cases[i].fails, "%s: %zu fails, want %zu", cases[i].name,
-		    facts_rows_count(&rows, FACTS_FAIL), cases[i].fails);
-		ck_assert_str_eq(rows.v[0].node, "gpu01");
-		ck_assert_int_eq(row_verdict(&rows, "os"), FACTS_OK);
-		facts_rows_release(&rows);
+		    rows_count(&rows, ROW_FAIL), cases[i].fails);
+		ck_assert_str_eq(rows.v[0].subject, "gpu01");
+		ck_assert_int_eq(row_verdict(&rows, "os"), ROW_OK);
+		rows_release(&rows);
 		facts_free(f);
 	}
 	plan_free(p);
@@ -1099,7 +1100,7 @@ START_TEST(test_compare_rows_text)
 	struct lab		 l = { 8, 0x20b5, 8, 4, 4, 1010 };
 	struct plan		*p = load_plan("examples/pcie-lab.yaml");
 	struct facts		*f = lab_facts(&l, p);
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct rows		 rows = ROWS_INIT;
 	struct buf		 b = BUF_INIT;
 	struct json_writer	 jw;
 	size_t			 i;
@@ -1109,20 +1110,20 @@ START_TEST(test_compare_rows_text)
 		if (strcmp(rows.v[i].what, "gpu link 0000:13:00.0") == 0)
 			break;
 	ck_assert_int_lt(i, rows.n);
-	ck_assert_str_eq(rows.v[i].expected, "Gen4 x16");
-	ck_assert_str_eq(rows.v[i].found, "Gen4 x8");
-	ck_assert_ptr_nonnull(strstr(rows.v[i].reason, "x8 of x16"));
+	ck_assert_str_eq(rows.v[i].limit, "Gen4 x16");
+	ck_assert_str_eq(rows.v[i].measured, "Gen4 x8");
+	ck_assert_ptr_nonnull(strstr(rows.v[i].hint, "x8 of x16"));
 	for (i = 0; i < rows.n; i++)
 		if (strcmp(rows.v[i].what, "memory") == 0)
 			break;
-	ck_assert_str_eq(rows.v[i].expected, "1024 GiB");
-	ck_assert_str_eq(rows.v[i].found, "1010.0 GiB (MemTotal)");
-	ck_assert_ptr_nonnull(strstr(rows.v[i].reason, "firmware"));
+	ck_assert_str_eq(rows.v[i].limit, "1024 GiB");
+	ck_assert_str_eq(rows.v[i].measured, "1010.0 GiB (MemTotal)");
+	ck_assert_ptr_nonnull(strstr(rows.v[i].hint, "firmware"));
 	json_init(&jw, &b);
-	facts_rows_to_json(&jw, NULL, &rows);
+	rows_to_json(&jw, NULL, &rows);
 	ck_assert_ptr_nonnull(strstr(b.buf, "\"verdict\": \"fail\""));
 	buf_release(&b);
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	facts_free(f);
 	plan_free(p);
 }
@@ -1130,19 +1131,19 @@ END_TEST
 
 START_TEST(test_compare_other_plans)
 {
-	struct lab		 l = { 0, 0x20b5, 16, 4, 0, 256 };
-	struct facts		*f;
-	struct plan		*p;
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct lab	 l = { 0, 0x20b5, 16, 4, 0, 256 };
+	struct facts	*f;
+	struct plan	*p;
+	struct rows	 rows = ROWS_INIT;
 
 	/* the testbed's nodes have no hardware model: skip, not fail */
 	p = load_plan("examples/testbed.yaml");
 	f = lab_facts(&l, p);
 	facts_compare(&rows, p, plan_node(p, "worker-01"), f);
-	ck_assert_int_eq(row_verdict(&rows, "hardware"), FACTS_SKIP);
-	ck_assert_int_eq(row_verdict(&rows, "os"), FACTS_WARN);
-	ck_assert_int_eq(facts_rows_count(&rows, FACTS_FAIL), 0);
-	facts_rows_release(&rows);
+	ck_assert_int_eq(row_verdict(&rows, "hardware"), ROW_SKIP);
+	ck_assert_int_eq(row_verdict(&rows, "os"), ROW_WARN);
+	ck_assert_int_eq(rows_count(&rows, ROW_FAIL), 0);
+	rows_release(&rows);
 	plan_free(p);
 
 	/* a DGX without its GPUs, fabric cards and memory: a host bridge */
@@ -1164,13 +1165,13 @@ START_TEST(test_compare_other_plans)
 				nd = &p->nodes[i];
 		ck_assert_ptr_nonnull(nd);
 		facts_compare(&rows, p, nd, f);
-		ck_assert_int_eq(row_verdict(&rows, "gpu count"), FACTS_FAIL);
+		ck_assert_int_eq(row_verdict(&rows, "gpu count"), ROW_FAIL);
 		ck_assert_int_eq(row_verdict(&rows, "nic connectx-6-hdr-1p"),
-		    FACTS_FAIL);
+		    ROW_FAIL);
 		/* 256 GiB found, the system's fixed 1024 GB planned */
-		ck_assert_int_eq(row_verdict(&rows, "memory"), FACTS_FAIL);
+		ck_assert_int_eq(row_verdict(&rows, "memory"), ROW_FAIL);
 	}
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	plan_free(p);
 
 	/* nothing gathered: skips with reasons */
@@ -1180,11 +1181,11 @@ START_TEST(test_compare_other_plans)
 
 		facts_compare(&rows, p, &p->nodes[p->nnodes - 1], e);
 		ck_assert_int_gt(rows.n, 0);
-		ck_assert_int_eq(facts_rows_count(&rows, FACTS_FAIL), 0);
-		ck_assert_int_eq(row_verdict(&rows, "memory"), FACTS_SKIP);
+		ck_assert_int_eq(rows_count(&rows, ROW_FAIL), 0);
+		ck_assert_int_eq(row_verdict(&rows, "memory"), ROW_SKIP);
 		facts_free(e);
 	}
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	plan_free(p);
 	facts_free(f);
 }

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "json.h"
 #include "plan.h"
+#include "row.h"
 #include "redfish.h"
 #include "str.h"
 #include "strvec.h"
@@ -428,7 +429,7 @@ struct test_cmp {
 	struct plan_opts	 opts;
 	char			*profiles;
 	struct redfish_inv	 inv;
-	struct redfish_rows	 rows;
+	struct rows		 rows;
 };
 
 static void
@@ -457,20 +458,20 @@ test_cmp_setup(struct test_cmp *t)
 		strvec_push(&t->inv.gpu_pci_ids, "10de:2330");
 	t->inv.psus = 6;
 	t->inv.psu_watts_min = t->inv.psu_watts_max = 3300;
-	t->rows = (struct redfish_rows)REDFISH_ROWS_INIT;
+	t->rows = (struct rows)ROWS_INIT;
 }
 
 static void
 test_cmp_release(struct test_cmp *t)
 {
-	redfish_rows_release(&t->rows);
+	rows_release(&t->rows);
 	redfish_inv_release(&t->inv);
 	plan_free(t->p);
 	free(t->profiles);
 }
 
-static const struct redfish_row *
-test_cmp_row(const struct redfish_rows *rows, const char *what)
+static const struct row *
+test_cmp_row(const struct rows *rows, const char *what)
 {
 	size_t	i;
 
@@ -487,7 +488,7 @@ test_cmp_run(struct test_cmp *t, const char *node)
 	const struct plan_node	*nd = plan_node(t->p, node);
 
 	ck_assert_ptr_nonnull(nd);
-	redfish_rows_release(&t->rows);
+	rows_release(&t->rows);
 	redfish_compare(&t->rows, nd, &t->inv, t->p->catalog);
 }
 
@@ -502,19 +503,20 @@ START_TEST(test_redfish_compare_match)
 	test_cmp_run(&t, "g01");
 	ck_assert_int_eq(t.rows.n, 7);
 	for (i = 0; i < t.rows.n; i++)
-		ck_assert_msg(t.rows.v[i].verdict == REDFISH_OK, "%s: %s vs %s",
-		    t.rows.v[i].what, t.rows.v[i].expected, t.rows.v[i].found);
-	ck_assert_str_eq(test_cmp_row(&t.rows, "memory")->expected, "2048 GB");
-	ck_assert_str_eq(test_cmp_row(&t.rows, "memory")->found, "2048 GiB");
-	ck_assert_str_eq(test_cmp_row(&t.rows, "psu watts")->expected,
+		ck_assert_msg(t.rows.v[i].verdict == ROW_OK, "%s: %s vs %s",
+		    t.rows.v[i].what, t.rows.v[i].limit, t.rows.v[i].measured);
+	ck_assert_str_eq(test_cmp_row(&t.rows, "memory")->limit, "2048 GB");
+	ck_assert_str_eq(test_cmp_row(&t.rows, "memory")->measured, "2048 GiB");
+	ck_assert_str_eq(test_cmp_row(&t.rows, "psu watts")->limit,
 	    "3300 W");
-	ck_assert_str_eq(test_cmp_row(&t.rows, "gpu model")->found,
+	ck_assert_str_eq(test_cmp_row(&t.rows, "gpu model")->measured,
 	    "h100-sxm5");
 	json_init(&jw, &b);
-	redfish_rows_to_json(&jw, NULL, &t.rows);
-	ck_assert_msg(str_starts(b.buf, "[{\"what\": \"cpu count\", "
-	    "\"expected\": \"2\", \"found\": \"2\", \"verdict\": \"ok\", "
-	    "\"reason\": null}"), "%s", b.buf);
+	rows_to_json(&jw, NULL, &t.rows);
+	ck_assert_msg(str_starts(b.buf, "[\n  {\"verdict\": \"ok\", "
+	    "\"group\": null, \"subject\": \"g01\", \"check\": \"cpu count\", "
+	    "\"measured\": \"2\", \"limit\": \"2\", \"hint\": null, "
+	    "\"value\": null, \"max\": null}"), "%s", b.buf);
 	buf_release(&b);
 	test_cmp_release(&t);
 }
@@ -526,33 +528,33 @@ static const struct {
 	long			 cpus, gpus, psus;
 	double			 mem, watts;
 	const char		*model, *pci;
-	enum redfish_verdict	 want;
+	enum row_verdict	 want;
 } drift_cases[] = {
-	{ "cpu count", 1, 8, 6, 2048, 3300, NULL, NULL, REDFISH_FAIL },
-	{ "cpu count", -1, 8, 6, 2048, 3300, NULL, NULL, REDFISH_SKIP },
+	{ "cpu count", 1, 8, 6, 2048, 3300, NULL, NULL, ROW_FAIL },
+	{ "cpu count", -1, 8, 6, 2048, 3300, NULL, NULL, ROW_SKIP },
 	{ "cpu model", 2, 8, 6, 2048, 3300, "AMD EPYC 7763 64-Core Processor",
-	  NULL, REDFISH_WARN },
+	  NULL, ROW_WARN },
 	{ "cpu model", 2, 8, 6, 2048, 3300, "Intel(R) Xeon(R) Platinum 8480+",
-	  NULL, REDFISH_WARN },
-	{ "memory", 2, 8, 6, 1900, 3300, NULL, NULL, REDFISH_FAIL },
-	{ "memory", 2, 8, 6, 2000, 3300, NULL, NULL, REDFISH_OK },
-	{ "memory", 2, 8, 6, 4096, 3300, NULL, NULL, REDFISH_WARN },
-	{ "memory", 2, 8, 6, NAN, 3300, NULL, NULL, REDFISH_SKIP },
-	{ "gpu count", 2, 7, 6, 2048, 3300, NULL, NULL, REDFISH_FAIL },
-	{ "gpu count", 2, -1, 6, 2048, 3300, NULL, NULL, REDFISH_SKIP },
-	{ "gpu model", 2, 8, 6, 2048, 3300, NULL, "10de:20b0", REDFISH_FAIL },
-	{ "gpu model", 2, 8, 6, 2048, 3300, NULL, "10de:ffff", REDFISH_FAIL },
-	{ "psu count", 2, 8, 4, 2048, 3300, NULL, NULL, REDFISH_FAIL },
-	{ "psu watts", 2, 8, 6, 2048, 2700, NULL, NULL, REDFISH_FAIL },
-	{ "psu watts", 2, 8, 6, 2048, 3600, NULL, NULL, REDFISH_WARN },
-	{ "psu watts", 2, 8, 6, 2048, NAN, NULL, NULL, REDFISH_SKIP },
+	  NULL, ROW_WARN },
+	{ "memory", 2, 8, 6, 1900, 3300, NULL, NULL, ROW_FAIL },
+	{ "memory", 2, 8, 6, 2000, 3300, NULL, NULL, ROW_OK },
+	{ "memory", 2, 8, 6, 4096, 3300, NULL, NULL, ROW_WARN },
+	{ "memory", 2, 8, 6, NAN, 3300, NULL, NULL, ROW_SKIP },
+	{ "gpu count", 2, 7, 6, 2048, 3300, NULL, NULL, ROW_FAIL },
+	{ "gpu count", 2, -1, 6, 2048, 3300, NULL, NULL, ROW_SKIP },
+	{ "gpu model", 2, 8, 6, 2048, 3300, NULL, "10de:20b0", ROW_FAIL },
+	{ "gpu model", 2, 8, 6, 2048, 3300, NULL, "10de:ffff", ROW_FAIL },
+	{ "psu count", 2, 8, 4, 2048, 3300, NULL, NULL, ROW_FAIL },
+	{ "psu watts", 2, 8, 6, 2048, 2700, NULL, NULL, ROW_FAIL },
+	{ "psu watts", 2, 8, 6, 2048, 3600, NULL, NULL, ROW_WARN },
+	{ "psu watts", 2, 8, 6, 2048, NAN, NULL, NULL, ROW_SKIP },
 };
 
 START_TEST(test_redfish_compare_drift)
 {
-	struct test_cmp			 t;
-	const struct redfish_row	*row;
-	size_t				 i;
+	struct test_cmp		 t;
+	const struct row	*row;
+	size_t			 i;
 
 	test_cmp_setup(&t);
 	t.inv.cpus = drift_cases[_i].cpus;
@@ -571,17 +573,17 @@ START_TEST(test_redfish_compare_drift)
 	test_cmp_run(&t, "g01");
 	row = test_cmp_row(&t.rows, drift_cases[_i].what);
 	ck_assert_msg(row->verdict == drift_cases[_i].want, "case %d: %s is "
-	    "%s, want %s (%s)", _i, row->what, redfish_verdict_name(
-	    row->verdict), redfish_verdict_name(drift_cases[_i].want),
-	    row->reason ? row->reason : "");
-	if (row->verdict != REDFISH_OK)
-		ck_assert_ptr_nonnull(row->reason);
+	    "%s, want %s (%s)", _i, row->what, row_verdict_name(
+	    row->verdict), row_verdict_name(drift_cases[_i].want),
+	    row->hint ? row->hint : "");
+	if (row->verdict != ROW_OK)
+		ck_assert_ptr_nonnull(row->hint);
 	/* Only that row turned. */
 	for (i = 0; i < t.rows.n; i++)
 		if (strcmp(t.rows.v[i].what, drift_cases[_i].what) != 0)
-			ck_assert_msg(t.rows.v[i].verdict == REDFISH_OK, "case "
+			ck_assert_msg(t.rows.v[i].verdict == ROW_OK, "case "
 			    "%d: %s is %s too", _i, t.rows.v[i].what,
-			    redfish_verdict_name(t.rows.v[i].verdict));
+			    row_verdict_name(t.rows.v[i].verdict));
 	test_cmp_release(&t);
 }
 END_TEST
@@ -596,12 +598,12 @@ START_TEST(test_redfish_compare_plan_overrides)
 	t.inv.psus = 2;
 	t.inv.psu_watts_min = t.inv.psu_watts_max = 2000;
 	test_cmp_run(&t, "l01");
-	ck_assert_int_eq(redfish_rows_count(&t.rows, REDFISH_OK), t.rows.n);
-	ck_assert_str_eq(test_cmp_row(&t.rows, "psu count")->expected, "2");
+	ck_assert_int_eq(rows_count(&t.rows, ROW_OK), t.rows.n);
+	ck_assert_str_eq(test_cmp_row(&t.rows, "psu count")->limit, "2");
 	/* No hardware: one skip row. */
 	test_cmp_run(&t, "x01");
 	ck_assert_int_eq(t.rows.n, 1);
-	ck_assert_int_eq(t.rows.v[0].verdict, REDFISH_SKIP);
+	ck_assert_int_eq(t.rows.v[0].verdict, ROW_SKIP);
 	ck_assert_str_eq(t.rows.v[0].what, "hardware");
 	test_cmp_release(&t);
 }

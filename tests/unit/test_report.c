@@ -13,6 +13,7 @@
 #include "check.h"
 #include "facts.h"
 #include "plan.h"
+#include "row.h"
 #include "report.h"
 #include "state.h"
 #include "str.h"
@@ -52,8 +53,8 @@ count(const char *hay, const char *needle)
 }
 
 static char *
-render(struct plan *p, struct check_result *cr, const struct state *st,
-    const struct facts_rows *v)
+render(struct plan *p, struct rows *cr, const struct state *st,
+    const struct rows *v)
 {
 	struct report_in	in = REPORT_IN_INIT;
 	struct buf		b = BUF_INIT;
@@ -78,9 +79,9 @@ START_TEST(test_report_examples)
 	size_t	k, i;
 
 	for (k = 0; k < ARRAY_SIZE(plans); k++) {
-		struct plan		*p = load_plan(plans[k]);
-		struct check_result	 cr = CHECK_RESULT_INIT;
-		char			*h = render(p, &cr, NULL, NULL), *s;
+		struct plan	*p = load_plan(plans[k]);
+		struct rows	 cr = ROWS_INIT;
+		char		*h = render(p, &cr, NULL, NULL), *s;
 
 		ck_assert(str_starts(h, "<!DOCTYPE html>"));
 		ck_assert_ptr_null(strstr(h, "<script"));
@@ -107,9 +108,9 @@ START_TEST(test_report_examples)
 			free(s);
 		}
 		ck_assert_uint_eq(count(h, "<tr class=\"check fail\""),
-		    cr.nfail);
+		    rows_count(&cr, ROW_FAIL));
 		ck_assert_uint_eq(count(h, "<tr class=\"check "), cr.n);
-		check_result_release(&cr);
+		rows_release(&cr);
 		plan_free(p);
 		free(h);
 	}
@@ -119,9 +120,9 @@ END_TEST
 /* Drawn to scale: a 6 U DGX at U2 of a 42 U rack. */
 START_TEST(test_report_scale)
 {
-	struct plan		*p = load_plan("examples/dgx-a100-pod.yaml");
-	struct check_result	 cr = CHECK_RESULT_INIT;
-	char			*h = render(p, &cr, NULL, NULL), *g, *want;
+	struct plan	*p = load_plan("examples/dgx-a100-pod.yaml");
+	struct rows	 cr = ROWS_INIT;
+	char		*h = render(p, &cr, NULL, NULL), *g, *want;
 	double			 draw = check_hw_draw_w(p, plan_hw_find(p,
 				    "dgx"), NULL);
 
@@ -138,7 +139,7 @@ START_TEST(test_report_scale)
 	ck_assert(fabs(draw - 6500) < 0.5);
 	ck_assert_ptr_nonnull(strstr(g, "6,500 W"));
 	free(want);
-	check_result_release(&cr);
+	rows_release(&cr);
 	plan_free(p);
 	free(h);
 }
@@ -149,7 +150,7 @@ START_TEST(test_report_conflicts)
 {
 	struct plan		*p = load_plan(
 	    "tests/fixtures/report/overloaded.yaml");
-	struct check_result	 cr = CHECK_RESULT_INIT;
+	struct rows	 cr = ROWS_INIT;
 	char			*h = render(p, &cr, NULL, NULL);
 
 	ck_assert_ptr_nonnull(strstr(h, "<g class=\"node role-worker "
@@ -164,7 +165,7 @@ START_TEST(test_report_conflicts)
 	ck_assert_ptr_nonnull(strstr(h, "<tr class=\"power fail\"><td>r01 "
 	    "feed A</td>"));
 	ck_assert_ptr_nonnull(strstr(h, "<p class=\"note pcie-misfit\">"));
-	check_result_release(&cr);
+	rows_release(&cr);
 	plan_free(p);
 	free(h);
 }
@@ -172,12 +173,12 @@ END_TEST
 
 START_TEST(test_report_state_verify_escaped)
 {
-	struct plan		*p = load_plan("examples/testbed.yaml");
-	struct check_result	 cr = CHECK_RESULT_INIT;
-	struct state		*st = NULL;
-	struct facts_rows	 v = FACTS_ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
-	char			 dir[] = "/tmp/test-report.XXXXXX", *path, *h;
+	struct plan	*p = load_plan("examples/testbed.yaml");
+	struct rows	 cr = ROWS_INIT;
+	struct state	*st = NULL;
+	struct rows	 v = ROWS_INIT;
+	struct prov_err	 err = PROV_ERR_INIT;
+	char		 dir[] = "/tmp/test-report.XXXXXX", *path, *h;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	path = xasprintf("%s/state.json", dir);
@@ -185,21 +186,21 @@ START_TEST(test_report_state_verify_escaped)
 	state_set(st, "head-01", "base", STATE_CHANGED, NULL, 1.0);
 	state_set(st, "worker-01", "slurm", STATE_FAILED,
 	    "slurmd <b>died</b> & \"left\"", 2.0);
-	facts_rows_add(&v, "worker-02", "daemon slurmd", "running",
-	    "not running", FACTS_FAIL, "<script>alert(1)</script>");
+	rows_addf(&v, ROW_FAIL, "worker-02", "daemon slurmd", "running",
+	    "not running", "<script>alert(1)</script>");
 	h = render(p, &cr, st, &v);
 	ck_assert_ptr_nonnull(strstr(h, "<td class=\"step failed\" "
 	    "data-step=\"slurm\" title=\"slurmd &lt;b&gt;died&lt;/b&gt; &amp; "
 	    "&quot;left&quot;\">failed</td>"));
 	ck_assert_ptr_nonnull(strstr(h, "<td class=\"step changed\""));
 	ck_assert_ptr_nonnull(strstr(h, "<tr class=\"verify fail\" "
-	    "data-node=\"worker-02\">"));
+	    "data-group=\"\" data-subject=\"worker-02\">"));
 	ck_assert_ptr_nonnull(strstr(h, "&lt;script&gt;alert(1)"));
 	ck_assert_ptr_null(strstr(h, "<script"));
 	ck_assert_ptr_null(strstr(h, "<b>"));
 	state_free(st);
-	facts_rows_release(&v);
-	check_result_release(&cr);
+	rows_release(&v);
+	rows_release(&cr);
 	plan_free(p);
 	free(h);
 	unlink(path);

@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "facts.h"
 #include "plan.h"
+#include "row.h"
 #include "str.h"
 #include "test.h"
 #include "verify.h"
@@ -53,13 +54,13 @@ load_plan(const char *rel)
 	return p;
 }
 
-static const struct facts_row *
-find_row(const struct facts_rows *r, const char *node, const char *what)
+static const struct row *
+find_row(const struct rows *r, const char *node, const char *what)
 {
 	size_t	i;
 
 	for (i = 0; i < r->n; i++)
-		if (strcmp(r->v[i].node, node) == 0 &&
+		if (strcmp(r->v[i].subject, node) == 0 &&
 		    strcmp(r->v[i].what, what) == 0)
 			return &r->v[i];
 	return NULL;
@@ -67,7 +68,7 @@ find_row(const struct facts_rows *r, const char *node, const char *what)
 
 /* The rows, when TEST_VERBOSE is set. */
 static void
-dump_rows(const struct facts_rows *r)
+dump_rows(const struct rows *r)
 {
 	size_t	i;
 
@@ -75,10 +76,10 @@ dump_rows(const struct facts_rows *r)
 		return;
 	for (i = 0; i < r->n; i++)
 		fprintf(stderr, "  %s %s | %s | %s | %s | %s\n",
-		    facts_verdict_name(r->v[i].verdict), r->v[i].node,
-		    r->v[i].what, r->v[i].expected ? r->v[i].expected : "-",
-		    r->v[i].found ? r->v[i].found : "-",
-		    r->v[i].reason ? r->v[i].reason : "-");
+		    row_verdict_name(r->v[i].verdict), r->v[i].subject,
+		    r->v[i].what, r->v[i].limit ? r->v[i].limit : "-",
+		    r->v[i].measured ? r->v[i].measured : "-",
+		    r->v[i].hint ? r->v[i].hint : "-");
 }
 
 /* ------------------------------------------------------------------ */
@@ -502,14 +503,14 @@ START_TEST(test_eval_gpu_node)
 	struct verify_node	 vn;
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
+	struct rows		 rows = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	char			*xml = fixture(
 	    "nvidia-smi-qx-a100-sxm4-80gb-mig.xml");
 	char			*xid = fixture("dmesg-xid-119-h100-xe9680.log");
 	char			*chr = fixture("chronyc-tracking-manual.txt");
 	char			*out = node_answer("gpu01", xml, xid, chr);
-	const struct facts_row	*r;
+	const struct row	*r;
 
 	memset(&vn, 0, sizeof vn);
 	vn.pn = plan_node(p, "gpu01");
@@ -523,39 +524,39 @@ START_TEST(test_eval_gpu_node)
 	verify_eval(&rows, p, &vn, 1, NULL, &env, &o);
 	dump_rows(&rows);
 
-	ck_assert_str_eq(find_row(&rows, "gpu01", "hostname")->found,
+	ck_assert_str_eq(find_row(&rows, "gpu01", "hostname")->measured,
 	    "gpu01");
 	/* the plan wants the 550 branch; the node runs 535 */
 	r = find_row(&rows, "gpu01", "gpu driver");
-	ck_assert_int_eq(r->verdict, FACTS_FAIL);
-	ck_assert_str_eq(r->expected, "550.x");
-	ck_assert_str_eq(r->found, "535.54.03");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->limit, "550.x");
+	ck_assert_str_eq(r->measured, "535.54.03");
 	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu persistence")->verdict,
-	    FACTS_WARN);
+	    ROW_WARN);
 	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu ecc")->verdict,
-	    FACTS_OK);
+	    ROW_OK);
 	/* N/A retired pages and remapping: a skip, never an ok */
 	ck_assert_int_eq(find_row(&rows, "gpu01",
-	    "gpu retired pages")->verdict, FACTS_SKIP);
+	    "gpu retired pages")->verdict, ROW_SKIP);
 	r = find_row(&rows, "gpu01", "gpu xid");
-	ck_assert_int_eq(r->verdict, FACTS_FAIL);
-	ck_assert_ptr_nonnull(strstr(r->reason, "XID 119"));
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->hint, "XID 119"));
 	r = find_row(&rows, "gpu01", "time sync");
-	ck_assert_int_eq(r->verdict, FACTS_OK);
+	ck_assert_int_eq(r->verdict, ROW_OK);
 	/* the plan's Slurm partition puts slurmd on gpu01 */
 	ck_assert_int_eq(find_row(&rows, "gpu01", "daemon slurmd")->verdict,
-	    FACTS_FAIL);
+	    ROW_FAIL);
 	ck_assert_int_eq(find_row(&rows, "gpu01", "daemon munged")->verdict,
-	    FACTS_OK);
+	    ROW_OK);
 	/* no head answered: Slurm rows skip with the reason */
 	r = find_row(&rows, "gpu01", "slurm node");
-	ck_assert_int_eq(r->verdict, FACTS_SKIP);
-	ck_assert_ptr_nonnull(strstr(r->reason, "no head"));
+	ck_assert_int_eq(r->verdict, ROW_SKIP);
+	ck_assert_ptr_nonnull(strstr(r->hint, "no head"));
 	/* Prometheus was not asked: skip, not ok */
 	ck_assert_int_eq(find_row(&rows, "gpu01", "prometheus node")->verdict,
-	    FACTS_SKIP);
+	    ROW_SKIP);
 
-	facts_rows_release(&rows);
+	rows_release(&rows);
 	verify_node_release(&vn);
 	plan_free(p);
 	free(out);
@@ -571,8 +572,8 @@ START_TEST(test_eval_unreachable)
 	struct verify_node	 vn[2];
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
-	struct facts_rows	 rows = FACTS_ROWS_INIT;
-	const struct facts_row	*r;
+	struct rows		 rows = ROWS_INIT;
+	const struct row	*r;
 
 	memset(vn, 0, sizeof vn);
 	vn[0].pn = plan_node(p, "head-01");
@@ -584,18 +585,18 @@ START_TEST(test_eval_unreachable)
 	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "ssh");
-	ck_assert_int_eq(r->verdict, FACTS_FAIL);
-	ck_assert_str_eq(r->reason, "unreachable: connect refused");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->hint, "unreachable: connect refused");
 	ck_assert_int_eq(find_row(&rows, "head-01", "prometheus api")->verdict,
-	    FACTS_FAIL);
+	    ROW_FAIL);
 	ck_assert_int_eq(find_row(&rows, "worker-02", "ssh")->verdict,
-	    FACTS_FAIL);
+	    ROW_FAIL);
 	/* the head did not answer: worker-02's Slurm row says so */
 	r = find_row(&rows, "worker-02", "slurm node");
-	ck_assert_int_eq(r->verdict, FACTS_SKIP);
-	ck_assert_ptr_nonnull(strstr(r->reason, "head-01"));
-	ck_assert_uint_eq(facts_rows_count(&rows, FACTS_OK), 0);
-	facts_rows_release(&rows);
+	ck_assert_int_eq(r->verdict, ROW_SKIP);
+	ck_assert_ptr_nonnull(strstr(r->hint, "head-01"));
+	ck_assert_uint_eq(rows_count(&rows, ROW_OK), 0);
+	rows_release(&rows);
 	verify_node_release(&vn[0]);
 	verify_node_release(&vn[1]);
 	plan_free(p);
@@ -750,20 +751,18 @@ END_TEST
 
 START_TEST(test_json_roundtrip)
 {
-	struct facts_rows	a = FACTS_ROWS_INIT, b = FACTS_ROWS_INIT;
+	struct rows		a = ROWS_INIT, b = ROWS_INIT;
 	struct verify_stats	st = { 2, 1 };
 	struct buf		j = BUF_INIT, x = BUF_INIT;
 	struct prov_err		err = PROV_ERR_INIT;
 	size_t			i;
 
-	facts_rows_add(&a, "gpu01", "gpu ecc", "0 uncorrectable", "2 "
-	    "uncorrectable, 0 corrected", FACTS_FAIL, "drain \"it\" & <run> "
-	    "dcgmi");
-	facts_rows_add(&a, "gpu01", "gpu", NULL, NULL, FACTS_SKIP, "no GPU");
-	facts_rows_add(&a, VERIFY_CLUSTER, "nccl all_reduce", "~300 GB/s",
-	    "peak 240 GB/s", FACTS_WARN, NULL);
-	facts_rows_add(&a, "gpu02", "hostname", "gpu02", "gpu02", FACTS_OK,
-	    NULL);
+	rows_addf(&a, ROW_FAIL, "gpu01", "gpu ecc", "0 uncorrectable",
+	    "2 uncorrectable, 0 corrected", "drain \"it\" & <run> dcgmi");
+	rows_addf(&a, ROW_SKIP, "gpu01", "gpu", NULL, NULL, "no GPU");
+	rows_addf(&a, ROW_WARN, VERIFY_CLUSTER, "nccl all_reduce",
+	    "~300 GB/s", "peak 240 GB/s", NULL);
+	rows_addf(&a, ROW_OK, "gpu02", "hostname", "gpu02", "gpu02", NULL);
 	verify_to_json(&j, "plan.yaml", &a, &st);
 	ck_assert_ptr_nonnull(strstr(j.buf, "\"summary\": {\"nodes\": 2, "
 	    "\"reached\": 1, \"ok\": 1, \"warn\": 1, \"fail\": 1, "
@@ -771,15 +770,15 @@ START_TEST(test_json_roundtrip)
 	ck_assert_ok(verify_from_json(&b, "j", j.buf, j.len, &err), &err);
 	ck_assert_uint_eq(b.n, a.n);
 	for (i = 0; i < a.n; i++) {
-		ck_assert_str_eq(b.v[i].node, a.v[i].node);
+		ck_assert_str_eq(b.v[i].subject, a.v[i].subject);
 		ck_assert_str_eq(b.v[i].what, a.v[i].what);
 		ck_assert_int_eq(b.v[i].verdict, a.v[i].verdict);
-		if (a.v[i].reason != NULL)
-			ck_assert_str_eq(b.v[i].reason, a.v[i].reason);
+		if (a.v[i].hint != NULL)
+			ck_assert_str_eq(b.v[i].hint, a.v[i].hint);
 		else
-			ck_assert_ptr_null(b.v[i].reason);
+			ck_assert_ptr_null(b.v[i].hint);
 	}
-	verify_to_junit(&x, "plan.yaml", &a);
+	rows_to_junit(&x, "provision verify", "plan.yaml", &a);
 	ck_assert_ptr_nonnull(strstr(x.buf, "<testsuites name=\"provision "
 	    "verify\" tests=\"4\" failures=\"1\" skipped=\"1\">"));
 	ck_assert_ptr_nonnull(strstr(x.buf, "<testsuite name=\"gpu01\" "
@@ -792,8 +791,21 @@ START_TEST(test_json_roundtrip)
 	ck_assert_int_ne(verify_from_json(&b, "k", "{\"rows\": []}", 12,
 	    &err), 0);
 	prov_err_release(&err);
-	facts_rows_release(&a);
-	facts_rows_release(&b);
+	/* a file verify wrote before rows: node, expected, found, reason */
+	rows_release(&b);
+	buf_reset(&j);
+	buf_adds(&j, "{\"checks\": [{\"node\": \"n1\", \"check\": \"gpu\", "
+	    "\"expected\": \"8\", \"found\": \"7\", \"verdict\": \"fail\", "
+	    "\"reason\": \"one lost\"}]}");
+	ck_assert_ok(verify_from_json(&b, "old", j.buf, j.len, &err), &err);
+	ck_assert_uint_eq(b.n, 1);
+	ck_assert_str_eq(b.v[0].subject, "n1");
+	ck_assert_str_eq(b.v[0].limit, "8");
+	ck_assert_str_eq(b.v[0].measured, "7");
+	ck_assert_str_eq(b.v[0].hint, "one lost");
+	prov_err_release(&err);
+	rows_release(&a);
+	rows_release(&b);
 	buf_release(&j);
 	buf_release(&x);
 }
