@@ -98,12 +98,16 @@ apply_cmd_opts_init(void *p)
 static int cmd_apply_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_apply_entry = {
-	"apply", NULL, "[--resume] [-n NODESET] [--bundle FILE] [--dry-run DIR] "
-	"[--plain] PLAN",
-	"install the plan on its nodes over SSH: base, GPU driver, container "
-	"runtime, Slurm or Kubernetes, monitoring",
-	apply_opts_spec, sizeof(struct apply_cmd_opts), apply_cmd_opts_init,
-	CMD_LOADS_PLAN, cmd_apply_exec
+	.name = "apply",
+	.usage = "[--resume] [-n NODESET] [--bundle FILE] [--dry-run DIR] "
+	    "[--plain] PLAN",
+	.summary = "install the plan on its nodes over SSH: base, GPU driver, "
+	    "container runtime, Slurm or Kubernetes, monitoring",
+	.opts = apply_opts_spec,
+	.opts_size = sizeof(struct apply_cmd_opts),
+	.opts_init = apply_cmd_opts_init,
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_apply_exec,
 };
 
 /*
@@ -261,7 +265,7 @@ cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	    xasprintf("%s/.provision/%s", ctx->plan->dir, ctx->plan->cluster);
 	*run_dir = xasprintf("%s/runs/%s", *state_dir, *run_id);
 	if (fs_mkdirs(*state_dir, 0700, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		prov_err_release(&err);
 		return -1;
 	}
@@ -296,22 +300,21 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	if (ctx->plan->offline.bundle_key != NULL &&
 	    sig_key_load(&pin, ctx->plan->offline.bundle_key, SIG_PUBLIC,
 	    &err) != 0) {
-		fprintf(ctx->err, "provision apply: offline.bundle_key: %s\n",
-		    err.msg);
+		prov_err_prefix(&err, "offline.bundle_key: ");
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	trust.pinned = pin;
 	trust.insecure_unsigned = o->insecure_unsigned;
 	if (offline_prepare(&ob, o->bundle, workdir, &trust, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		for (i = 1; i < ob.problems.n; i++)
-			fprintf(ctx->err, "provision apply: bad: %s\n",
-			    ob.problems.v[i]);
+			cmd_errorf(ctx, "bad: %s", ob.problems.v[i]);
 		goto out;
 	}
 	if (offline_check_plan(&ob, ctx->plan, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s: %s\n", o->bundle,
-		    err.msg);
+		prov_err_prefix(&err, "%s: ", o->bundle);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	fprintf(ctx->out, "bundle %s: %s\n", ob.id, ob.trust);
@@ -331,7 +334,7 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		oo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
 	if (offline_push_run(&push, ctx->plan, &ob, &oo, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	ok = xcalloc(push.n + 1, sizeof *ok);
@@ -340,8 +343,8 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 			ok[k++] = push.nodes[i].name;
 			continue;
 		}
-		fprintf(ctx->err, "provision apply: %s: bundle not copied, "
-		    "left out of this run: %s\n", push.nodes[i].name,
+		cmd_errorf(ctx, "%s: bundle not copied, left out of this "
+		    "run: %s", push.nodes[i].name,
 		    push.nodes[i].msg != NULL ? push.nodes[i].msg :
 		    "no detail");
 	}
@@ -361,8 +364,8 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		fprintf(ctx->out, ", %zu failed\n", push.images_failed);
 	*lost = push.n - k;
 	if (k == 0) {
-		fprintf(ctx->err, "provision apply: no node has the bundle: "
-		    "nothing to apply\n");
+		cmd_errorf(ctx, "no node has the bundle: "
+		    "nothing to apply");
 		goto out;
 	}
 	if (push.failed > 0)
@@ -455,7 +458,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		ao.dry_run_dir = o->dry_run;
 		ao.run_id = "dry-run";
 		if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
-			fprintf(ctx->err, "provision apply: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 		fprintf(ctx->out, "rendered the scripts of %zu nodes into %s\n",
@@ -501,7 +504,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	fprintf(ctx->out, "apply %s: run %s, logs in %s\n", ctx->plan_path,
 	    run_id, run_dir);
 	if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		/* a broken templates folder, no node selected: nothing ran */
 		if (err.code == PROV_E_USAGE)
 			r = PROV_EXIT_USAGE;

@@ -66,13 +66,17 @@ static void cmd_bmc_opts_init(void *);
 static int cmd_bmc_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_bmc_entry = {
-	"bmc", NULL, "[--json] [-n NODESET] PLAN ACTION [ARGS]  (ACTION: "
-	"status on off cycle reset 'boot pxe|cd|disk' 'media insert URL' "
-	"'media eject' inventory)",
-	"power, boot override, virtual media and inventory over Redfish, "
-	"all BMCs at once",
-	bmc_opts_spec, sizeof(struct bmc_opts), cmd_bmc_opts_init,
-	CMD_LOADS_PLAN, cmd_bmc_exec
+	.name = "bmc",
+	.usage = "[--json] [-n NODESET] PLAN ACTION [ARGS]  (ACTION: status "
+	    "on off cycle reset 'boot pxe|cd|disk' 'media insert URL' 'media "
+	    "eject' inventory)",
+	.summary = "power, boot override, virtual media and inventory over "
+	    "Redfish, all BMCs at once",
+	.opts = bmc_opts_spec,
+	.opts_size = sizeof(struct bmc_opts),
+	.opts_init = cmd_bmc_opts_init,
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_bmc_exec,
 };
 
 /* One action: its words after the plan fill a struct redfish_opts. */
@@ -143,7 +147,7 @@ cmd_bmc_usage(struct cmd_ctx *ctx, const char *fmt, ...)
 {
 	va_list	ap;
 
-	fprintf(ctx->err, "provision bmc: ");
+	fprintf(ctx->err, "%s %s: ", ctx->prog, ctx->cmd->name);
 	va_start(ap, fmt);
 	vfprintf(ctx->err, fmt, ap);
 	va_end(ap);
@@ -237,7 +241,7 @@ cmd_bmc_where(const struct plan_bmc *bmc)
 }
 
 struct bmc_row {
-	struct plan_node	*nd;
+	const struct plan_node	*nd;
 	char			*where;
 	struct rows		 rows;
 	int			 ok;
@@ -315,7 +319,6 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct plan		 *p = ctx->plan;
 	struct redfish_opts	  ro = REDFISH_OPTS_INIT;
 	const struct bmc_verb	 *verb;
-	struct plan_node	**sel = NULL;
 	struct redfish_bmc	 *v = NULL;
 	struct bmc_row		 *rows = NULL;
 	struct rows		  drift = ROWS_INIT;
@@ -337,8 +340,8 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		names[i] = NULL;
 		near = str_suggest(argv[0], names);
 		if (near != NULL) {
-			fprintf(ctx->err, "provision bmc: unknown action '%s' "
-			    "(did you mean '%s'?)\n", argv[0], near);
+			cmd_errorf(ctx, "unknown action '%s' "
+			    "(did you mean '%s'?)", argv[0], near);
 			cmd_usage(&cmd_bmc_entry, ctx->err);
 			return PROV_EXIT_USAGE;
 		}
@@ -365,59 +368,25 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	ro.wait_ms = o->wait_s * 1000;
 	ro.max_active = (size_t)o->parallel;
 
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			fprintf(ctx->err, "provision bmc: %s\n", err.msg);
-			goto out;
-		}
-	} else {
-		sel = xcalloc(p->nnodes + 1, sizeof *sel);
-		for (i = 0; i < p->nnodes; i++)
-			if (p->nodes[i].bmc != NULL)
-				sel[n++] = &p->nodes[i];
-	}
-	if (n == 0) {
-		fprintf(ctx->err, "provision bmc: no node %shas a 'bmc:' entry "
-		    "in %s\n", o->nodes ? "of the selection " : "",
-		    ctx->plan_path);
+	if (redfish_bmcs_from_plan(&v, &n, p, o->nodes, &err) != 0) {
+		cmd_error(ctx, &err);
 		goto out;
 	}
-
-	v = xcalloc(n, sizeof *v);
+	if (n == 0) {
+		cmd_errorf(ctx, "no node %shas a 'bmc:' entry in %s",
+		    o->nodes ? "of the selection " : "", ctx->plan_path);
+		goto out;
+	}
 	rows = xcalloc(n, sizeof *rows);
 	for (i = 0; i < n; i++) {
-		struct plan_node	*nd = sel[i];
-		const struct plan_bmc	*bmc = nd->bmc;
-
-		redfish_bmc_init(&v[i]);
-		rows[i].nd = nd;
+		rows[i].nd = v[i].pn;
 		rows[i].rows = (struct rows)ROWS_INIT;
-		v[i].node = nd->name;
-		if (bmc == NULL) {
-			v[i].skipped = 1;
-			rows[i].where = xstrdup("-");
-			prov_err_set(&v[i].err, PROV_E_PLAN, "no 'bmc:' entry "
-			    "in the plan");
-			continue;
-		}
-		rows[i].where = cmd_bmc_where(bmc);
-		v[i].address = bmc->address;
-		v[i].port = bmc->port;
-		v[i].user = bmc->user;
-		v[i].ca_file = bmc->ca_file;
-		v[i].insecure = bmc->insecure;
-		if (bmc->user == NULL) {
-			v[i].skipped = 1;
-			prov_err_set(&v[i].err, PROV_E_PLAN, "the bmc entry "
-			    "has no 'user:'");
-			continue;
-		}
-		if (redfish_password_load(&v[i].password, bmc, &v[i].err) != 0)
-			v[i].skipped = 1;
+		rows[i].where = v[i].pn->bmc != NULL ?
+		    cmd_bmc_where(v[i].pn->bmc) : xstrdup("-");
 	}
 
 	if (redfish_run(v, n, &ro, &err) != 0) {
-		fprintf(ctx->err, "provision bmc: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		r = PROV_EXIT_FAIL;
 		goto out;
 	}
@@ -500,7 +469,6 @@ out:
 	}
 	free(v);
 	free(rows);
-	free(sel);
 	rows_release(&drift);
 	prov_err_release(&err);
 	buf_release(&b);

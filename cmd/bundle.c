@@ -114,11 +114,16 @@ cmd_bundle_init(void *optsp)
 static int cmd_bundle_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_bundle_entry = {
-	"bundle", NULL, "-o FILE [--sign KEY] [--cache DIR] [--manifest-only] "
-	"PLAN | --verify FILE [--key FILE | PLAN] [--insecure-unsigned]",
-	"fetch every package the plan needs and pack an offline bundle",
-	bundle_opts_spec, sizeof(struct bundle_cmd_opts), cmd_bundle_init,
-	CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL, cmd_bundle_exec
+	.name = "bundle",
+	.usage = "-o FILE [--sign KEY] [--cache DIR] [--manifest-only] PLAN | "
+	    "--verify FILE [--key FILE | PLAN] [--insecure-unsigned]",
+	.summary = "fetch every package the plan needs and pack an offline "
+	    "bundle",
+	.opts = bundle_opts_spec,
+	.opts_size = sizeof(struct bundle_cmd_opts),
+	.opts_init = cmd_bundle_init,
+	.flags = CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL,
+	.exec = cmd_bundle_exec,
 };
 
 struct cmd_bundle_progress {
@@ -155,18 +160,18 @@ cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
 				    it->version, msg != NULL ? msg : "");
 			break;
 		case BUNDLE_EV_IMAGE_SKIPPED:
-			fprintf(pr->ctx->err, "provision bundle: warning: %s: "
-			    "not bundled\n", msg != NULL ? msg : it->name);
+			cmd_errorf(pr->ctx, "warning: %s: not bundled",
+			    msg != NULL ? msg : it->name);
 			break;
 		case BUNDLE_EV_FAILED:
 			pr->failed++;
 			if (it->version == NULL)
-				fprintf(pr->ctx->err, "provision bundle: %s\n",
+				cmd_errorf(pr->ctx, "%s",
 				    msg != NULL ? msg : "failed");
 			else
-				fprintf(pr->ctx->err, "provision bundle: image "
-				    "'%s': blob %s: %s\n", it->name,
-				    it->version, msg != NULL ? msg : "failed");
+				cmd_errorf(pr->ctx, "image '%s': blob %s: %s",
+				    it->name, it->version,
+				    msg != NULL ? msg : "failed");
 			break;
 		}
 		fflush(out);
@@ -193,8 +198,8 @@ cmd_bundle_event(void *arg, enum bundle_event ev, const struct bundle_item *it,
 		break;
 	case BUNDLE_EV_FAILED:
 		pr->failed++;
-		fprintf(pr->ctx->err, "provision bundle: '%s': %s\n",
-		    it->filename, msg != NULL ? msg : "failed");
+		cmd_errorf(pr->ctx, "'%s': %s", it->filename,
+		    msg != NULL ? msg : "failed");
 		break;
 	}
 	fflush(out);
@@ -240,8 +245,7 @@ cmd_bundle_verify(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o)
 	trust.pinned = pin;
 	trust.insecure_unsigned = o->insecure_unsigned;
 	if (bundle_verify(&chk, o->verify, &trust, &err) != 0) {
-		fprintf(ctx->err, "provision bundle: ");
-		prov_err_print(&err, ctx->err);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	for (i = 0; i < chk.problems.n; i++)
@@ -372,13 +376,13 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (bundle_resolve(&b, &bo, &err) != 0)
 		goto fail;
 	for (i = 0; i < b.missing.n; i++)
-		fprintf(ctx->err, "provision bundle: warning: '%s' is in no "
-		    "index: not bundled\n", b.missing.v[i]);
+		cmd_errorf(ctx, "warning: '%s' is in no "
+		    "index: not bundled", b.missing.v[i]);
 	/* kubeadm's images it could not name; an image that cannot be
 	   fetched is said by its event (BUNDLE_EV_IMAGE_SKIPPED) */
 	for (i = 0; i < b.images_not_fetched.n; i++)
-		fprintf(ctx->err, "provision bundle: warning: image not "
-		    "bundled: %s\n", b.images_not_fetched.v[i]);
+		cmd_errorf(ctx, "warning: image not "
+		    "bundled: %s", b.images_not_fetched.v[i]);
 	if (o->manifest_only) {
 		bundle_manifest(&m, &b, NULL, 0);
 		if (o->out != NULL) {
@@ -428,8 +432,7 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	r = 0;
 	goto out;
 fail:
-	fprintf(ctx->err, "provision bundle: ");
-	prov_err_print(&err, ctx->err);
+	cmd_error(ctx, &err);
 	r = PROV_EXIT_FAIL;
 out:
 	bundle_release(&b);

@@ -23,11 +23,13 @@ static const struct opt_spec catalog_opts_spec[] = {
 static int cmd_catalog_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_catalog_entry = {
-	"catalog", NULL, "[--validate] [gpu|nic|cpu|system|switch|model] [ID]",
-	"list the hardware catalog and model presets (profiles/ plus "
-	"--profiles dirs)",
-	catalog_opts_spec, sizeof(struct catalog_opts), NULL, 0,
-	cmd_catalog_exec
+	.name = "catalog",
+	.usage = "[--validate] [gpu|nic|cpu|system|switch|model] [ID]",
+	.summary = "list the hardware catalog and model presets (profiles/ "
+	    "plus --profiles dirs)",
+	.opts = catalog_opts_spec,
+	.opts_size = sizeof(struct catalog_opts),
+	.exec = cmd_catalog_exec,
 };
 
 static void
@@ -317,7 +319,7 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		r = 0;
 		goto out;
 	}
-	fprintf(ctx->err, "provision catalog: no %s '%s'\n",
+	cmd_errorf(ctx, "no %s '%s'",
 	    catalog_kind_name((enum cat_kind)k), argv[1]);
 	r = PROV_EXIT_FAIL;
 	goto out;

@@ -33,11 +33,15 @@ static const struct opt_spec check_opts_spec[] = {
 static int cmd_check_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_check_entry = {
-	"check", "validate", "[--json] [-q] [--strict] PLAN",
-	"check PCIe slots, PSU budgets, racks, power, cooling, network and "
-	"memory",
-	check_opts_spec, sizeof(struct check_opts), NULL, CMD_LOADS_PLAN,
-	cmd_check_exec
+	.name = "check",
+	.alias = "validate",
+	.usage = "[--json] [-q] [--strict] PLAN",
+	.summary = "check PCIe slots, PSU budgets, racks, power, cooling, "
+	    "network and memory",
+	.opts = check_opts_spec,
+	.opts_size = sizeof(struct check_opts),
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_check_exec,
 };
 
 static const char *const check_groups[] = { "pcie", "power", "rack",
@@ -76,8 +80,7 @@ cmd_check_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_check_entry, "unexpected "
 		    "argument '%s'", argv[0]);
 	if (check_plan(&rows, ctx->plan, &err) != 0) {
-		fprintf(ctx->err, "provision check: ");
-		prov_err_print(&err, ctx->err);
+		cmd_error(ctx, &err);
 		prov_err_release(&err);
 		rows_release(&rows);
 		return PROV_EXIT_USAGE;

@@ -81,13 +81,42 @@ cmd_help(const struct cmd_entry *e, FILE *fp)
 	cmd_help_opts(cmd_common_opts, fp);
 }
 
+/* "provision CMD: ", or "provision: " outside a command. */
+static void
+cmd_prefix(struct cmd_ctx *ctx)
+{
+	if (ctx->cmd != NULL)
+		fprintf(ctx->err, "%s %s: ", ctx->prog, ctx->cmd->name);
+	else
+		fprintf(ctx->err, "%s: ", ctx->prog);
+}
+
+void
+cmd_error(struct cmd_ctx *ctx, const struct prov_err *err)
+{
+	cmd_prefix(ctx);
+	prov_err_print(err, ctx->err);
+}
+
+void
+cmd_errorf(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list	ap;
+
+	cmd_prefix(ctx);
+	va_start(ap, fmt);
+	vfprintf(ctx->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', ctx->err);
+}
+
 int
 cmd_usage_error(struct cmd_ctx *ctx, const struct cmd_entry *e,
     const char *fmt, ...)
 {
 	va_list	ap;
 
-	fprintf(ctx->err, "provision %s: ", e->name);
+	fprintf(ctx->err, "%s %s: ", ctx->prog, e->name);
 	va_start(ap, fmt);
 	vfprintf(ctx->err, fmt, ap);
 	va_end(ap);
@@ -152,6 +181,106 @@ cmd_opt_set(struct cmd_ctx *ctx, const struct cmd_entry *e,
 	return 0;
 }
 
+/* The spec of long option `name` or short option `c`, the command's
+ * first; *common says it is one every command has. */
+static const struct opt_spec *
+cmd_opt_find(const struct cmd_entry *e, const char *name, int c, int *common)
+{
+	const struct opt_spec	*o = cmd_opt_lookup(e->opts, name, c);
+
+	*common = o == NULL;
+	return o != NULL ? o : cmd_opt_lookup(cmd_common_opts, name, c);
+}
+
+static int
+cmd_opt_unknown(struct cmd_ctx *ctx, const struct cmd_entry *e,
+    const char *name, const char *shown)
+{
+	char	*s = cmd_opt_suggest(e, name);
+	int	 r;
+
+	r = cmd_usage_error(ctx, e, "unknown option '%s'%s", shown, s);
+	free(s);
+	return r;
+}
+
+/*
+ * Set option o (written `shown` on the command line) to val, or to the
+ * next argument when it takes one and val is NULL (*i then moves on).
+ */
+static int
+cmd_opt_apply(struct cmd_ctx *ctx, const struct cmd_entry *e, void *opts,
+    const struct opt_spec *o, int common, const char *val, const char *shown,
+    int argc, char **argv, int *i, int *help)
+{
+	if (common && strcmp(o->name, "help") == 0) {
+		*help = 1;
+		return 0;
+	}
+	if (o->type != OPT_BOOL && val == NULL) {
+		if (*i + 1 >= argc)
+			return cmd_usage_error(ctx, e, "option '%s' needs a "
+			    "value", shown);
+		val = argv[++*i];
+	} else if (o->type == OPT_BOOL && val != NULL)
+		return cmd_usage_error(ctx, e, "option '%s' takes no value",
+		    shown);
+	if (cmd_opt_set(ctx, e, o, common ? (void *)ctx : opts, val,
+	    shown) != 0)
+		return PROV_EXIT_USAGE;
+	return 0;
+}
+
+/* --name, --name=value, --name value. */
+static int
+cmd_parse_long(struct cmd_ctx *ctx, const struct cmd_entry *e, void *opts,
+    int argc, char **argv, int *i, int *help)
+{
+	const char		*a = argv[*i], *eq = strchr(a + 2, '=');
+	const struct opt_spec	*o;
+	char			 name[64];
+	size_t			 len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	int			 common;
+
+	if (len >= sizeof name)
+		len = sizeof name - 1;
+	memcpy(name, a + 2, len);
+	name[len] = '\0';
+	if ((o = cmd_opt_find(e, name, 0, &common)) == NULL)
+		return cmd_opt_unknown(ctx, e, name, a);
+	return cmd_opt_apply(ctx, e, opts, o, common, eq != NULL ? eq + 1 :
+	    NULL, a, argc, argv, i, help);
+}
+
+/*
+ * -q, -n3, -n 3, and flags bundled as getopt(3) takes them: -qv is -q -v,
+ * -qn3 is -q -n 3; -qzz is an error (no -z), not -q.
+ */
+static int
+cmd_parse_short(struct cmd_ctx *ctx, const struct cmd_entry *e, void *opts,
+    int argc, char **argv, int *i, int *help)
+{
+	const char		*p;
+	const struct opt_spec	*o;
+	char			 shown[3] = "-";
+	int			 common, r;
+
+	for (p = argv[*i] + 1; *p != '\0'; p++) {
+		shown[1] = *p;
+		if ((o = cmd_opt_find(e, NULL, *p, &common)) == NULL)
+			return cmd_opt_unknown(ctx, e, shown + 1, shown);
+		if (o->type == OPT_BOOL) {
+			if ((r = cmd_opt_apply(ctx, e, opts, o, common, NULL,
+			    shown, argc, argv, i, help)) != 0)
+				return r;
+			continue;
+		}
+		return cmd_opt_apply(ctx, e, opts, o, common, p[1] != '\0' ?
+		    p + 1 : NULL, shown, argc, argv, i, help);
+	}
+	return 0;
+}
+
 /*
  * GNU-style parsing: options and positionals may mix until "--", after
  * which everything is positional.  Positionals are collected in `pos`.
@@ -160,70 +289,22 @@ static int
 cmd_parse(struct cmd_ctx *ctx, const struct cmd_entry *e, void *opts,
     int argc, char **argv, struct strvec *pos, int *help)
 {
-	int	i;
+	int	i, r;
 
 	for (i = 0; i < argc; i++) {
-		const char		*a = argv[i], *val = NULL;
-		const struct opt_spec	*o;
-		void			*base;
-		char			 name[64];
-		int			 common;
+		const char	*a = argv[i];
 
 		if (strcmp(a, "--") == 0) {
 			for (i++; i < argc; i++)
 				strvec_push(pos, argv[i]);
 			break;
 		}
-		if (a[0] != '-' || a[1] == '\0') {
+		if (a[0] != '-' || a[1] == '\0')
 			strvec_push(pos, a);
-			continue;
-		}
-		if (a[1] == '-') {
-			const char	*eq = strchr(a + 2, '=');
-			size_t		 len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-
-			if (len >= sizeof name)
-				len = sizeof name - 1;
-			memcpy(name, a + 2, len);
-			name[len] = '\0';
-			if (eq != NULL)
-				val = eq + 1;
-			o = cmd_opt_lookup(e->opts, name, 0);
-			common = o == NULL;
-			if (o == NULL)
-				o = cmd_opt_lookup(cmd_common_opts, name, 0);
-		} else {
-			if (a[2] != '\0')
-				val = a + 2;	/* -n3 */
-			snprintf(name, sizeof name, "%c", a[1]);
-			o = cmd_opt_lookup(e->opts, NULL, a[1]);
-			common = o == NULL;
-			if (o == NULL)
-				o = cmd_opt_lookup(cmd_common_opts, NULL, a[1]);
-		}
-		if (o == NULL) {
-			char	*s = cmd_opt_suggest(e, name);
-			int	 r = cmd_usage_error(ctx, e, "unknown option "
-			    "'%s'%s", a, s);
-
-			free(s);
+		else if ((r = a[1] == '-' ? cmd_parse_long(ctx, e, opts, argc,
+		    argv, &i, help) : cmd_parse_short(ctx, e, opts, argc, argv,
+		    &i, help)) != 0)
 			return r;
-		}
-		if (common && strcmp(o->name, "help") == 0) {
-			*help = 1;
-			continue;
-		}
-		base = common ? (void *)ctx : opts;
-		if (o->type != OPT_BOOL && val == NULL) {
-			if (i + 1 >= argc)
-				return cmd_usage_error(ctx, e, "option '%s' "
-				    "needs a value", a);
-			val = argv[++i];
-		} else if (o->type == OPT_BOOL && val != NULL && a[1] == '-')
-			return cmd_usage_error(ctx, e, "option '%s' takes no "
-			    "value", a);
-		if (cmd_opt_set(ctx, e, o, base, val, a) != 0)
-			return PROV_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -259,6 +340,7 @@ cmd_run(struct cmd_ctx *ctx, const struct cmd_entry *e, int argc, char **argv)
 	void		*opts = NULL;
 	int		 r, help = 0;
 
+	ctx->cmd = e;
 	opts = xcalloc(1, e->opts_size ? e->opts_size : 1);
 	if (e->opts_init != NULL)
 		e->opts_init(opts);

@@ -44,6 +44,7 @@ struct cmd_ctx {
 	int		 tty;		/* out is a terminal */
 	int		 color;		/* ... and NO_COLOR is not set */
 	const char	*prog;		/* "provision" */
+	const struct cmd_entry *cmd;	/* the command running */
 	struct plan	*plan;		/* loaded when CMD_LOADS_PLAN */
 	const char	*plan_path;
 	struct strvec	 profiles;	/* --profiles DIR (every command) */
@@ -84,6 +85,14 @@ int	cmd_run(struct cmd_ctx *, const struct cmd_entry *, int argc,
 	    char **argv);
 void	cmd_usage(const struct cmd_entry *, FILE *);
 void	cmd_help(const struct cmd_entry *, FILE *);
+/*
+ * What went wrong, on ctx->err, after "provision CMD: ": cmd_error() with
+ * the error's plan location and hint ("file:line:col: what (hint)"),
+ * cmd_errorf() a message (no newline needed).
+ */
+void	cmd_error(struct cmd_ctx *, const struct prov_err *);
+void	cmd_errorf(struct cmd_ctx *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 /* "provision CMD: " + message on ctx->err; returns PROV_EXIT_USAGE. */
 int	cmd_usage_error(struct cmd_ctx *, const struct cmd_entry *,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -118,13 +118,17 @@ cmd_estimate_init(void *p)
 static int cmd_estimate_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_estimate_entry = {
-	"estimate", NULL, "--model SPEC [--tokens N] [--mfu F | --tflops X | "
-	"--model-tflops X] [--precision P] [--batch N] [--seq N] [--serve] "
-	"[--json] PLAN",
-	"will this cluster train (or serve) a model, and in how long: FLOPs, "
-	"memory per GPU, layout, all-reduce",
-	estimate_opts_spec, sizeof(struct estimate_cmd_opts), cmd_estimate_init,
-	CMD_LOADS_PLAN, cmd_estimate_exec
+	.name = "estimate",
+	.usage = "--model SPEC [--tokens N] [--mfu F | --tflops X | "
+	    "--model-tflops X] [--precision P] [--batch N] [--seq N] "
+	    "[--serve] [--json] PLAN",
+	.summary = "will this cluster train (or serve) a model, and in how "
+	    "long: FLOPs, memory per GPU, layout, all-reduce",
+	.opts = estimate_opts_spec,
+	.opts_size = sizeof(struct estimate_cmd_opts),
+	.opts_init = cmd_estimate_init,
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_estimate_exec,
 };
 
 
@@ -403,8 +407,7 @@ cmd_estimate_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	    PROV_EXIT_OK;
 	goto out;
 usage:
-	fprintf(ctx->err, "provision estimate: ");
-	prov_err_print(&err, ctx->err);
+	cmd_error(ctx, &err);
 	r = PROV_EXIT_USAGE;
 out:
 	estimate_measured_release(&me);

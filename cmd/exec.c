@@ -126,12 +126,14 @@ cmd_exec_opts_init(void *p)
  * (with cmd_load_plan, reporting errors as every command does).
  */
 const struct cmd_entry cmd_exec_entry = {
-	"exec", NULL,
-	"[PLAN [-n NODESET] | -H HOSTLIST | --hosts FILE] [OPTIONS] "
+	.name = "exec",
+	.usage = "[PLAN [-n NODESET] | -H HOSTLIST | --hosts FILE] [OPTIONS] "
 	    "[--copy SRC [--dest DST]] [--] COMMAND ...",
-	"run a command (or copy a file) on many nodes over SSH",
-	exec_opts_spec, sizeof(struct exec_opts), cmd_exec_opts_init, 0,
-	cmd_exec_exec
+	.summary = "run a command (or copy a file) on many nodes over SSH",
+	.opts = exec_opts_spec,
+	.opts_size = sizeof(struct exec_opts),
+	.opts_init = cmd_exec_opts_init,
+	.exec = cmd_exec_exec,
 };
 
 /* Per node: output as it arrives (--prefix) and the result. */
@@ -169,7 +171,7 @@ cmd_exec_notes(struct cmd_ctx *ctx, struct ssh_pool *pool, size_t *shown)
 	const struct strvec	*notes = ssh_pool_notes(pool);
 
 	for (; *shown < notes->n; (*shown)++)
-		fprintf(ctx->err, "provision exec: note: %s\n",
+		cmd_errorf(ctx, "note: %s",
 		    notes->v[*shown]);
 }
 
@@ -444,7 +446,8 @@ cmd_exec_add_hostlist(struct cmd_ctx *ctx, struct strvec *names,
 	struct prov_err	err = PROV_ERR_INIT;
 
 	if (hostlist_expand(names, list, 1000000, &err) != 0) {
-		fprintf(ctx->err, "provision exec: %s%s\n", where, err.msg);
+		prov_err_prefix(&err, "%s", where);
+		cmd_error(ctx, &err);
 		prov_err_release(&err);
 		return -1;
 	}
@@ -461,7 +464,7 @@ cmd_exec_read_hosts(struct cmd_ctx *ctx, struct strvec *names,
 	int		 r = -1;
 
 	if (buf_read_file(&b, path) != 0) {
-		fprintf(ctx->err, "provision exec: cannot read '%s': %s\n",
+		cmd_errorf(ctx, "cannot read '%s': %s",
 		    path, strerror(errno));
 		goto out;
 	}
@@ -551,7 +554,7 @@ cmd_exec_passphrase(struct cmd_ctx *ctx, struct ssh_config *cfg,
 	if (cfg->identity == NULL)
 		return 0;
 	if (ssh_key_info(cfg->identity, &type, &enc, &err) != 0) {
-		fprintf(ctx->err, "provision exec: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		prov_err_release(&err);
 		return -1;
 	}
@@ -562,9 +565,9 @@ cmd_exec_passphrase(struct cmd_ctx *ctx, struct ssh_config *cfg,
 	*owned = cmd_exec_prompt(prompt);
 	free(prompt);
 	if (*owned == NULL) {
-		fprintf(ctx->err, "provision exec: key '%s' is encrypted: set "
+		cmd_errorf(ctx, "key '%s' is encrypted: set "
 		    "the variable named by --passphrase-env (or the plan's "
-		    "ssh.passphrase_env), or run from a terminal\n",
+		    "ssh.passphrase_env), or run from a terminal",
 		    cfg->identity);
 		return -1;
 	}
@@ -586,7 +589,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct exec_run		  run;
 	struct prov_err		  err = PROV_ERR_INIT;
 	struct buf		  cmdline = BUF_INIT, in = BUF_INIT;
-	char			 *pass = NULL, *jump_spec = NULL;
+	char			 *pass = NULL;
 	const char		 *pass_env = o->passphrase_env;
 	size_t			  i, n = 0, shown = 0;
 	int			  r = PROV_EXIT_USAGE, k;
@@ -631,7 +634,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (p != NULL) {
 		ssh_config_from_plan(&cfg, &p->ssh);
 		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			fprintf(ctx->err, "provision exec: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 		run.hosts = xcalloc(n + 1, sizeof *run.hosts);
@@ -646,18 +649,6 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    access(cfg.identity, F_OK) != 0 &&
 		    getenv("SSH_AUTH_SOCK") != NULL)
 			cfg.identity = NULL;
-		if (cfg.jump != NULL) {
-			struct plan_node	*jn = plan_node(p, cfg.jump);
-
-			/* A node: known_hosts may know it by name or address. */
-			if (jn != NULL && jn->address != NULL) {
-				jump_spec = cfg.port > 0 && cfg.port != 22 ?
-				    xasprintf("%s:%ld", jn->name, cfg.port) :
-				    xstrdup(jn->name);
-				cfg.jump = jump_spec;
-				cfg.jump_addr = jn->address;
-			}
-		}
 	} else {
 		for (i = 0; i < o->host.n; i++)
 			if (cmd_exec_add_hostlist(ctx, &names, o->host.v[i],
@@ -672,7 +663,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			run.hosts[i].name = names.v[i];
 	}
 	if (n == 0) {
-		fprintf(ctx->err, "provision exec: no nodes to run on\n");
+		cmd_errorf(ctx, "no nodes to run on");
 		goto out;
 	}
 	if (o->user != NULL)
@@ -733,8 +724,8 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
 		if (why != NULL) {
-			fprintf(ctx->err, "provision exec: cannot copy '%s': "
-			    "%s\n", o->copy, why);
+			cmd_errorf(ctx, "cannot copy '%s': "
+			    "%s", o->copy, why);
 			goto out;
 		}
 		job.upload_src = o->copy;
@@ -742,7 +733,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 	if (o->use_stdin) {
 		if (buf_read_file(&in, "/dev/stdin") != 0) {
-			fprintf(ctx->err, "provision exec: read stdin: %s\n",
+			cmd_errorf(ctx, "read stdin: %s",
 			    strerror(errno));
 			goto out;
 		}
@@ -760,7 +751,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		ssh_result_init(&run.nodes[i].res);
 	}
 	if (ssh_pool_new(&pool, &cfg, run.hosts, n, &err) != 0) {
-		fprintf(ctx->err, "provision exec: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	cmd_exec_notes(ctx, pool, &shown);
@@ -771,7 +762,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	h.output = cmd_exec_output;
 	h.arg = &run;
 	if (ssh_pool_run(pool, &h, &err) != 0) {
-		fprintf(ctx->err, "provision exec: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		r = PROV_EXIT_FAIL;
 		goto out;
 	}
@@ -796,7 +787,6 @@ out:
 	buf_release_secret(&in);
 	if (pass != NULL)
 		freezero_str(pass);
-	free(jump_spec);
 	prov_err_release(&err);
 	return r;
 }

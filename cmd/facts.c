@@ -26,7 +26,6 @@
 #include "hw.h"
 #include "json.h"
 #include "row.h"
-#include "ssh.h"
 
 struct facts_opts {
 	int		 local;
@@ -59,13 +58,15 @@ static const struct opt_spec facts_opts_spec[] = {
 static int cmd_facts_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_facts_entry = {
-	"facts", NULL,
-	"--local [--json] | PLAN [-n NODESET] [--json] [--run-dir DIR] "
-	"[--from DIR]",
-	"gather what nodes really have (PCI links, GPUs, NICs, memory) and "
-	"show drift from the plan",
-	facts_opts_spec, sizeof(struct facts_opts), NULL,
-	CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL, cmd_facts_exec
+	.name = "facts",
+	.usage = "--local [--json] | PLAN [-n NODESET] [--json] [--run-dir "
+	    "DIR] [--from DIR]",
+	.summary = "gather what nodes really have (PCI links, GPUs, NICs, "
+	    "memory) and show drift from the plan",
+	.opts = facts_opts_spec,
+	.opts_size = sizeof(struct facts_opts),
+	.flags = CMD_LOADS_PLAN | CMD_PLAN_OPTIONAL,
+	.exec = cmd_facts_exec,
 };
 
 /* ------------------------------------------------------------------ */
@@ -279,8 +280,8 @@ cmd_facts_catalog(struct cmd_ctx *ctx)
 		bad = catalog_load_dir(c, ctx->profiles.v[i], &errs) != 0;
 	if (bad) {
 		cmd_print_errs(ctx, &errs);
-		fprintf(ctx->err, "provision facts: catalog not loaded; GPUs "
-		    "newer than pci.ids stay unnamed\n");
+		cmd_errorf(ctx, "catalog not loaded; GPUs "
+		    "newer than pci.ids stay unnamed");
 		catalog_free(c);
 		c = NULL;
 	}
@@ -311,7 +312,7 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 			goto out;
 		}
 		if (plan_select(&sel, &n, ctx->plan, o->nodes, &err) != 0) {
-			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			r = PROV_EXIT_USAGE;
 			goto out;
 		}
@@ -325,7 +326,7 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 		cat = cmd_facts_catalog(ctx);
 	if (hw_gather(&f, ctx->plan ? ctx->plan->catalog : cat, &ho,
 	    &err) != 0) {
-		fprintf(ctx->err, "provision facts: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	if (sel != NULL)
@@ -370,152 +371,6 @@ cmd_facts_default_run_dir(void)
 	return xasprintf("runs/%s", ts);
 }
 
-/* Save one node's facts as DIR/NODE.json and compare them with the plan. */
-static void
-cmd_facts_node(struct cmd_ctx *ctx, const struct plan_node *nd,
-    const struct facts *f, const char *dir, struct rows *rows)
-{
-	struct buf	 b = BUF_INIT;
-	char		*path = xasprintf("%s/%s.json", dir, nd->name);
-
-	facts_to_json(&b, f);
-	if (buf_write_file_atomic(path, b.buf, b.len, 0644) != 0)
-		rows_addf(rows, ROW_FAIL, nd->name, "facts", NULL, NULL,
-		    "cannot save '%s': %s", path, strerror(errno));
-	facts_compare(rows, ctx->plan, nd, f);
-	free(path);
-	buf_release(&b);
-}
-
-static int
-cmd_facts_from(struct cmd_ctx *ctx, struct plan_node **sel, size_t n,
-    const char *dir, struct rows *rows)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		struct prov_err	 err = PROV_ERR_INIT;
-		struct facts	*f = NULL;
-		struct buf	 b = BUF_INIT;
-		char		*path = xasprintf("%s/%s.json", dir,
-				    sel[i]->name);
-
-		if (buf_read_file(&b, path) != 0)
-			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
-			    NULL, "cannot read '%s': %s", path,
-			    strerror(errno));
-		else if (facts_from_json(&f, path, b.buf, b.len, &err) != 0)
-			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
-			    NULL, "%s", err.msg);
-		else
-			facts_compare(rows, ctx->plan, sel[i], f);
-		facts_free(f);
-		buf_release(&b);
-		free(path);
-		prov_err_release(&err);
-	}
-	return 0;
-}
-
-static int
-cmd_facts_ssh(struct cmd_ctx *ctx, struct facts_opts *o,
-    struct plan_node **sel, size_t n, const char *dir,
-    struct rows *rows)
-{
-	struct ssh_config	 cfg = SSH_CONFIG_INIT;
-	struct ssh_job		 job = SSH_JOB_INIT;
-	struct ssh_host		*hosts = NULL;
-	struct ssh_result	*res = NULL;
-	struct hw_opts		 ho = HW_OPTS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
-	struct buf		 cmdline = BUF_INIT;
-	struct strvec		 notes = STRVEC_INIT;
-	struct facts		**fs = NULL, **ok = NULL;
-	size_t			 i, nok = 0;
-	int			 r = -1;
-
-	ho.pci_ids = o->pci_ids;
-	ssh_config_from_plan(&cfg, &ctx->plan->ssh);
-	if (ctx->plan->ssh.passphrase_env != NULL)
-		cfg.passphrase = getenv(ctx->plan->ssh.passphrase_env);
-	if (o->forks > 0)
-		cfg.forks = o->forks;
-	cfg.out_max = 16 * 1024 * 1024;
-	if (cfg.command_timeout_s == 0)
-		cfg.command_timeout_s = 180;
-	buf_adds(&cmdline, "sh -c ");
-	buf_add_shquote(&cmdline, facts_script());
-	job.command = cmdline.buf;
-	job.label = "facts";
-	hosts = xcalloc(n, sizeof *hosts);
-	res = xcalloc(n, sizeof *res);
-	for (i = 0; i < n; i++) {
-		hosts[i].name = sel[i]->name;
-		hosts[i].addr = sel[i]->address;
-		ssh_result_init(&res[i]);
-	}
-	if (ssh_run_all(&cfg, hosts, n, &job, res, NULL, &notes,
-	    &err) != 0) {
-		fprintf(ctx->err, "provision facts: %s\n", err.msg);
-		goto out;
-	}
-	for (i = 0; i < notes.n; i++)
-		fprintf(ctx->err, "provision facts: %s\n", notes.v[i]);
-	/* parse every answer, name devices from this pci.ids once for all */
-	fs = xcalloc(n, sizeof *fs);
-	ok = xcalloc(n, sizeof *ok);
-	for (i = 0; i < n; i++) {
-		struct ssh_result	*s = &res[i];
-
-		if (s->status != SSH_OK) {
-			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
-			    NULL, "%s%s%s", ssh_status_name(s->status), s->error
-			    != NULL ? ": " : "", s->error != NULL ? s->error :
-			    "");
-			continue;
-		}
-		if (s->out.truncated)
-			rows_addf(rows, ROW_WARN, sel[i]->name, "facts", NULL,
-			    NULL, "output cut at %zu bytes",
-			    (size_t)cfg.out_max);
-		fs[i] = facts_new();
-		if (facts_parse_script(fs[i], s->out.buf, &err) != 0) {
-			rows_addf(rows, ROW_FAIL, sel[i]->name, "facts", NULL,
-			    NULL, "%s", err.msg);
-			prov_err_release(&err);
-			facts_free(fs[i]);
-			fs[i] = NULL;
-			continue;
-		}
-		ok[nok++] = fs[i];
-		ssh_result_release(s);
-	}
-	if (hw_pci_names(ok, nok, &ho, &err) != 0) {
-		fprintf(ctx->err, "provision facts: %s\n", err.msg);
-		prov_err_release(&err);
-	}
-	/* then GPUs from the bus, and names pci.ids lacks from the catalog */
-	for (i = 0; i < nok; i++)
-		facts_finish(ok[i], ctx->plan->catalog);
-	for (i = 0; i < n; i++)
-		if (fs[i] != NULL)
-			cmd_facts_node(ctx, sel[i], fs[i], dir, rows);
-	r = 0;
-out:
-	for (i = 0; fs != NULL && i < n; i++)
-		facts_free(fs[i]);
-	free(fs);
-	free(ok);
-	for (i = 0; res != NULL && i < n; i++)
-		ssh_result_release(&res[i]);
-	free(res);
-	free(hosts);
-	strvec_clear(&notes);
-	buf_release(&cmdline);
-	prov_err_release(&err);
-	return r;
-}
-
 static int
 cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -524,13 +379,16 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct plan_node	**sel = NULL;
 	struct prov_err		  err = PROV_ERR_INIT;
 	struct rows		  rows = ROWS_INIT;
+	struct facts_gather_opts  go;
+	struct strvec		  notes = STRVEC_INIT;
 	char			 *run_dir = NULL, *dir = NULL;
 	size_t			  i, n = 0;
-	int			  r = PROV_EXIT_USAGE;
+	int			  r = PROV_EXIT_USAGE, rc;
 
 	if (argc > 0)
 		return cmd_usage_error(ctx, &cmd_facts_entry, "unexpected "
 		    "argument '%s'", argv[0]);
+	memset(&go, 0, sizeof go);
 	if (o->local)
 		return cmd_facts_local(ctx, o);
 	if (p == NULL)
@@ -538,7 +396,7 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "or --local for this machine");
 	if (o->nodes != NULL) {
 		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 	} else {
@@ -547,20 +405,29 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		for (i = 0; i < n; i++)
 			sel[i] = &p->nodes[i];
 	}
-	if (o->from != NULL) {
-		cmd_facts_from(ctx, sel, n, o->from, &rows);
-	} else {
+	if (o->from != NULL)
+		facts_load_saved(&rows, p, sel, n, o->from);
+	else {
 		run_dir = o->run_dir != NULL ? xstrdup(o->run_dir) :
 		    cmd_facts_default_run_dir();
 		dir = xasprintf("%s/facts", run_dir);
 		/* a folder only we write: the facts feed slurm.conf */
 		if (fs_mkdirs(dir, 0755, &err) != 0) {
-			fprintf(ctx->err, "provision facts: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			prov_err_release(&err);
 			r = PROV_EXIT_FAIL;
 			goto out;
 		}
-		if (cmd_facts_ssh(ctx, o, sel, n, dir, &rows) != 0) {
+		go.dir = dir;
+		go.forks = o->forks;
+		go.pci_ids = o->pci_ids;
+		if (p->ssh.passphrase_env != NULL)
+			go.passphrase = getenv(p->ssh.passphrase_env);
+		rc = facts_gather(&rows, &notes, p, sel, n, &go, &err);
+		for (i = 0; i < notes.n; i++)
+			cmd_errorf(ctx, "%s", notes.v[i]);
+		if (rc != 0) {
+			cmd_error(ctx, &err);
 			r = PROV_EXIT_FAIL;
 			goto out;
 		}
@@ -575,6 +442,7 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	    PROV_EXIT_OK;
 out:
 	rows_release(&rows);
+	strvec_clear(&notes);
 	free(run_dir);
 	free(dir);
 	free(sel);

@@ -29,9 +29,15 @@ static const struct opt_spec ls_opts_spec[] = {
 static int cmd_ls_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_ls_entry = {
-	"ls", "nodes", "[--json] [-n NODESET] PLAN",
-	"list the plan's nodes with role, hardware, rack position and address",
-	ls_opts_spec, sizeof(struct ls_opts), NULL, CMD_LOADS_PLAN, cmd_ls_exec
+	.name = "ls",
+	.alias = "nodes",
+	.usage = "[--json] [-n NODESET] PLAN",
+	.summary = "list the plan's nodes with role, hardware, rack position "
+	    "and address",
+	.opts = ls_opts_spec,
+	.opts_size = sizeof(struct ls_opts),
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_ls_exec,
 };
 
 static void
@@ -96,7 +102,7 @@ cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "argument '%s'", argv[0]);
 	if (o->nodes != NULL) {
 		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			fprintf(ctx->err, "provision ls: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 	} else {

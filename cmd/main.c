@@ -56,8 +56,10 @@ main_help_exec(struct cmd_ctx *ctx, void *opts, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_help_entry = {
-	"help", NULL, "[COMMAND]", "show the commands, or one command's options",
-	NULL, 0, NULL, 0, main_help_exec
+	.name = "help",
+	.usage = "[COMMAND]",
+	.summary = "show the commands, or one command's options",
+	.exec = main_help_exec,
 };
 
 /*

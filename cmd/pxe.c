@@ -69,12 +69,14 @@ static const struct opt_spec pxe_opts_spec[] = {
 static int cmd_pxe_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_pxe_entry = {
-	"pxe", NULL, "-o DIR [--iso FILE] [--serve ADDR:PORT] [--proxy-dhcp] "
-	"PLAN",
-	"render iPXE scripts, answer files and dnsmasq.conf to install nodes "
-	"by MAC",
-	pxe_opts_spec, sizeof(struct pxe_cmd_opts), NULL, CMD_LOADS_PLAN,
-	cmd_pxe_exec
+	.name = "pxe",
+	.usage = "-o DIR [--iso FILE] [--serve ADDR:PORT] [--proxy-dhcp] PLAN",
+	.summary = "render iPXE scripts, answer files and dnsmasq.conf to "
+	    "install nodes by MAC",
+	.opts = pxe_opts_spec,
+	.opts_size = sizeof(struct pxe_cmd_opts),
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_pxe_exec,
 };
 
 static volatile sig_atomic_t cmd_pxe_stop;
@@ -222,8 +224,8 @@ cmd_pxe_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_pxe_table(ctx, &res);
 	r = res.failed > 0 || res.rendered == 0 ? PROV_EXIT_FAIL : 0;
 	if (res.rendered == 0 && res.failed == 0)
-		fprintf(ctx->err, "provision pxe: no node has both 'mac' and "
-		    "'address' in the plan\n");
+		cmd_errorf(ctx, "no node has both 'mac' and "
+		    "'address' in the plan");
 	if (o->serve == NULL)
 		goto out;
 	memset(&sa, 0, sizeof sa);
@@ -242,8 +244,7 @@ cmd_pxe_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		goto fail;
 	goto out;
 fail:
-	fprintf(ctx->err, "provision pxe: ");
-	prov_err_print(&err, ctx->err);
+	cmd_error(ctx, &err);
 	r = err.code == PROV_E_USAGE ? PROV_EXIT_USAGE : PROV_EXIT_FAIL;
 out:
 	if (srv.listen_fd >= 0)

@@ -48,13 +48,15 @@ static const struct opt_spec report_opts_spec[] = {
 static int cmd_report_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_report_entry = {
-	"report", NULL,
-	"[-o FILE] [--state FILE] [--verify-json FILE] PLAN",
-	"write one self-contained HTML page: rack elevations, power and "
-	"cooling, PSU budgets, PCIe slot maps, checks, apply and verify "
-	"results",
-	report_opts_spec, sizeof(struct report_opts), NULL, CMD_LOADS_PLAN,
-	cmd_report_exec
+	.name = "report",
+	.usage = "[-o FILE] [--state FILE] [--verify-json FILE] PLAN",
+	.summary = "write one self-contained HTML page: rack elevations, "
+	    "power and cooling, PSU budgets, PCIe slot maps, checks, apply "
+	    "and verify results",
+	.opts = report_opts_spec,
+	.opts_size = sizeof(struct report_opts),
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_report_exec,
 };
 
 static int
@@ -78,7 +80,7 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_report_entry, "unexpected "
 		    "argument '%s'", argv[0]);
 	if (check_plan(&cr, ctx->plan, &err) != 0) {
-		fprintf(ctx->err, "provision report: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	/* apply's state: given, or the default one when it exists */
@@ -94,24 +96,24 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 	if (state_path != NULL) {
 		if (o->state != NULL && access(state_path, R_OK) != 0) {
-			fprintf(ctx->err, "provision report: cannot read '%s': "
-			    "%s\n", state_path, strerror(errno));
+			cmd_errorf(ctx, "cannot read '%s': "
+			    "%s", state_path, strerror(errno));
 			goto out;
 		}
 		if (state_open(&st, state_path, &err) != 0) {
-			fprintf(ctx->err, "provision report: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 	}
 	if (o->verify_json != NULL) {
 		if (buf_read_file(&vj, o->verify_json) != 0) {
-			fprintf(ctx->err, "provision report: cannot read '%s': "
-			    "%s\n", o->verify_json, strerror(errno));
+			cmd_errorf(ctx, "cannot read '%s': "
+			    "%s", o->verify_json, strerror(errno));
 			goto out;
 		}
 		if (verify_from_json(&vrows, o->verify_json, vj.buf, vj.len,
 		    &err) != 0) {
-			fprintf(ctx->err, "provision report: %s\n", err.msg);
+			cmd_error(ctx, &err);
 			goto out;
 		}
 	}
@@ -128,13 +130,13 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (strcmp(out, "-") == 0)
 		fwrite(b.buf, 1, b.len, ctx->out);
 	else if (buf_write_file_atomic(out, b.buf, b.len, 0644) != 0) {
-		fprintf(ctx->err, "provision report: cannot write '%s': %s\n",
+		cmd_errorf(ctx, "cannot write '%s': %s",
 		    out, strerror(errno));
 		r = PROV_EXIT_FAIL;
 		goto out;
 	} else
-		fprintf(ctx->err, "provision report: %s (%zu bytes): %zu ok, "
-		    "%zu warn, %zu fail, %zu skip\n", out, b.len,
+		cmd_errorf(ctx, "%s (%zu bytes): %zu ok, "
+		    "%zu warn, %zu fail, %zu skip", out, b.len,
 		    rows_count(&cr, ROW_OK), rows_count(&cr, ROW_WARN),
 		    rows_count(&cr, ROW_FAIL), rows_count(&cr, ROW_SKIP));
 	r = PROV_EXIT_OK;

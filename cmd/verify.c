@@ -63,12 +63,14 @@ static const struct opt_spec verify_opts_spec[] = {
 static int cmd_verify_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", NULL,
-	"[-n NODESET] [--burn-in] [--json] [--junit FILE] [-q] PLAN",
-	"prove the running cluster matches the plan: GPUs, driver, ECC, "
-	"links, fabric, names, time, Slurm/Kubernetes, Prometheus",
-	verify_opts_spec, sizeof(struct verify_cmd_opts), NULL, CMD_LOADS_PLAN,
-	cmd_verify_exec
+	.name = "verify",
+	.usage = "[-n NODESET] [--burn-in] [--json] [--junit FILE] [-q] PLAN",
+	.summary = "prove the running cluster matches the plan: GPUs, driver, "
+	    "ECC, links, fabric, names, time, Slurm/Kubernetes, Prometheus",
+	.opts = verify_opts_spec,
+	.opts_size = sizeof(struct verify_cmd_opts),
+	.flags = CMD_LOADS_PLAN,
+	.exec = cmd_verify_exec,
 };
 
 static int
@@ -99,16 +101,16 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		vo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
 	if (verify_run(&rows, &st, ctx->plan, &vo, &notes, &err) != 0) {
-		fprintf(ctx->err, "provision verify: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	for (i = 0; i < notes.n; i++)
-		fprintf(ctx->err, "provision verify: %s\n", notes.v[i]);
+		cmd_errorf(ctx, "%s", notes.v[i]);
 	if (o->junit != NULL) {
 		rows_to_junit(&b, "provision verify", ctx->plan_path, &rows);
 		if (buf_write_file_atomic(o->junit, b.buf, b.len, 0644) != 0) {
-			fprintf(ctx->err, "provision verify: cannot write "
-			    "'%s': %s\n", o->junit, strerror(errno));
+			cmd_errorf(ctx, "cannot write "
+			    "'%s': %s", o->junit, strerror(errno));
 			goto out;
 		}
 		buf_reset(&b);
@@ -128,7 +130,7 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 	nfail = rows_count(&rows, ROW_FAIL);
 	if (st.reached == 0) {
-		fprintf(ctx->err, "provision verify: no node answered\n");
+		cmd_errorf(ctx, "no node answered");
 		r = PROV_EXIT_USAGE;
 	} else
 		r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;

@@ -238,4 +238,28 @@ int		 facts_from_json(struct facts **out, const char *label,
 void		 facts_compare(struct rows *out, const struct plan *,
 		    const struct plan_node *, const struct facts *);
 
+/* How facts_gather() reaches the nodes and where it keeps their facts. */
+struct facts_gather_opts {
+	const char	*dir;		/* save DIR/NODE.json; NULL: do not */
+	long		 forks;		/* nodes at once; 0: the plan's */
+	const char	*passphrase;	/* for an encrypted identity, or NULL */
+	const char	*pci_ids;	/* pci.ids naming the devices; NULL:
+					   libpci's */
+};
+
+/*
+ * The facts of nodes sel[0..n) over SSH (the plan's ssh: section, its
+ * jump host included), each saved in o->dir, compared with the plan:
+ * their drift rows are appended to `rows`, a node that could not be
+ * reached or read is a fail row.  The SSH layer's and pci.ids' remarks go
+ * to notes.  -1 with err only when nothing could run.
+ */
+int		 facts_gather(struct rows *rows, struct strvec *notes,
+		    const struct plan *, struct plan_node *const *sel,
+		    size_t n, const struct facts_gather_opts *o,
+		    struct prov_err *err);
+/* The same from the files an earlier run saved in dir (NODE.json). */
+void		 facts_load_saved(struct rows *rows, const struct plan *,
+		    struct plan_node *const *sel, size_t n, const char *dir);
+
 #endif

@@ -1291,6 +1291,39 @@ plan_resolve_nodes(struct plan_ld *ld)
 	}
 }
 
+/*
+ * ssh.jump: a bare name is a node, reached at its address (known_hosts
+ * may know it by name or address, so the name stays what SSH checks);
+ * user@, a dot or a port make it a host.  Every command that connects
+ * goes through ssh.jump_host and ssh.jump_addr.
+ */
+static void
+plan_resolve_jump(struct plan_ld *ld)
+{
+	struct plan_ssh		*s = &ld->p->ssh;
+	const struct plan_node	*jn;
+	char			*spec;
+
+	s->jump_host = s->jump;
+	s->jump_addr = NULL;
+	if (s->jump == NULL || strpbrk(s->jump, ".:@[") != NULL)
+		return;
+	if ((jn = plan_node(ld->p, s->jump)) == NULL) {
+		plan_ld_err(ld, yml_map_get(s->src, "jump"), "name a node of "
+		    "the plan or write [user@]host[:port]", "unknown node '%s'",
+		    s->jump);
+		return;
+	}
+	if (jn->address == NULL)
+		return;
+	s->jump_addr = jn->address;
+	if (s->port > 0 && s->port != 22) {
+		spec = xasprintf("%s:%ld", jn->name, s->port);
+		s->jump_host = yml_doc_strdup(&ld->p->doc, spec);
+		free(spec);
+	}
+}
+
 static void
 plan_resolve_software(struct plan_ld *ld)
 {
@@ -1323,12 +1356,6 @@ plan_resolve_software(struct plan_ld *ld)
 		free(sel);
 		sel = NULL;
 	}
-	/* A bare name is a node; user@, a dot or a port make it a host. */
-	if (p->ssh.jump != NULL && strpbrk(p->ssh.jump, ".:@[") == NULL &&
-	    plan_node(p, p->ssh.jump) == NULL)
-		plan_ld_err(ld, yml_map_get(p->ssh.src, "jump"), "name a node "
-		    "of the plan or write [user@]host[:port]",
-		    "unknown node '%s'", p->ssh.jump);
 }
 
 static int
@@ -1571,6 +1598,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 			plan_resolve_hw(&ld, &p->hw[i]);
 	plan_resolve_nodes(&ld);
 	plan_resolve_software(&ld);
+	plan_resolve_jump(&ld);
 	if (errs->n > nerr0)
 		goto out;
 	*out = p;
@@ -1726,6 +1754,21 @@ plan_schema_walk(void (*fn)(void *, const char *, const struct schema_field *),
 	schema_walk(plan_top_fields, "", fn, arg);
 }
 
+/* "did you mean 'gpu01'?" for a name that is no node, or NULL. */
+static char *
+plan_node_hint(const struct plan *p, const char *name)
+{
+	const char	**names = xcalloc(p->nnodes + 1, sizeof *names);
+	char		 *hint;
+	size_t		  i;
+
+	for (i = 0; i < p->nnodes; i++)
+		names[i] = p->nodes[i].name;
+	hint = plan_hint(name, names, NULL);
+	free(names);
+	return hint;
+}
+
 int
 plan_select(struct plan_node ***out, size_t *nout, const struct plan *p,
     const char *hostlist, struct prov_err *err)
@@ -1750,8 +1793,13 @@ plan_select(struct plan_node ***out, size_t *nout, const struct plan *p,
 		struct plan_node	*nd = plan_node(p, names.v[i]);
 
 		if (nd == NULL) {
-			prov_err_set(err, PROV_E_PLAN,
+			/* a typo in a name, not a range wider than the plan */
+			char	*hint = hostlist_is_pattern(hostlist) ? NULL :
+				    plan_node_hint(p, names.v[i]);
+
+			prov_err_setloc(err, PROV_E_PLAN, NULL, hint,
 			    "unknown node '%s' in '%s'", names.v[i], hostlist);
+			free(hint);
 			goto out;
 		}
 		v[n++] = nd;

@@ -139,6 +139,11 @@ struct plan_ssh {
 	const char		*known_hosts;
 	int			 host_keys;
 	const char		*jump;		/* node name or host[:port] */
+	const char		*jump_host;	/* what SSH goes through: jump,
+						   "NODE:PORT" for a node on
+						   another port than 22 */
+	const char		*jump_addr;	/* the node's address when jump
+						   names one, else NULL */
 	long			 forks;		/* 64 */
 	long			 port;		/* 22 */
 	long			 connect_timeout_s;

@@ -856,6 +856,58 @@ out:
 	return r;
 }
 
+int
+redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *nout,
+    const struct plan *p, const char *nodes, struct prov_err *err)
+{
+	struct plan_node	**sel = NULL;
+	struct redfish_bmc	 *v;
+	size_t			  i, n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (nodes != NULL) {
+		if (plan_select(&sel, &n, p, nodes, err) != 0)
+			return -1;
+	} else {
+		sel = xcalloc(p->nnodes + 1, sizeof *sel);
+		for (i = 0; i < p->nnodes; i++)
+			if (p->nodes[i].bmc != NULL)
+				sel[n++] = &p->nodes[i];
+	}
+	v = xcalloc(n + 1, sizeof *v);
+	for (i = 0; i < n; i++) {
+		const struct plan_bmc	*bmc = sel[i]->bmc;
+
+		redfish_bmc_init(&v[i]);
+		v[i].node = sel[i]->name;
+		v[i].pn = sel[i];
+		if (bmc == NULL) {
+			v[i].skipped = 1;
+			prov_err_set(&v[i].err, PROV_E_PLAN, "no 'bmc:' entry "
+			    "in the plan");
+			continue;
+		}
+		v[i].address = bmc->address;
+		v[i].port = bmc->port;
+		v[i].user = bmc->user;
+		v[i].ca_file = bmc->ca_file;
+		v[i].insecure = bmc->insecure;
+		if (bmc->user == NULL) {
+			v[i].skipped = 1;
+			prov_err_set(&v[i].err, PROV_E_PLAN, "the bmc entry "
+			    "has no 'user:'");
+			continue;
+		}
+		if (redfish_password_load(&v[i].password, bmc, &v[i].err) != 0)
+			v[i].skipped = 1;
+	}
+	free(sel);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
 /* --- the BMC state machine -------------------------------------------- */
 
 enum rf_phase {

@@ -2,14 +2,13 @@
  * redfish.h: talk to BMCs over Redfish: power, boot override, virtual
  * media and inventory, all BMCs at once.
  *
- * The caller fills one `struct redfish_bmc` per BMC (address, user,
- * password, TLS settings), picks an action in `struct redfish_opts` and
+ * One `struct redfish_bmc` per BMC (address, user, password, TLS
+ * settings) comes from the plan (redfish_bmcs_from_plan()) or is filled
+ * by the caller; the caller picks an action in `struct redfish_opts` and
  * calls redfish_run(), which drives every BMC through its dialogue in one
  * http.h loop and fills each BMC's result:
  *
- *	struct redfish_bmc *v = xcalloc(n, sizeof *v);
- *	for each node: redfish_bmc_init(&v[i]); v[i].node = ...;
- *	    redfish_password_load(&v[i].password, bmc, &err);
+ *	redfish_bmcs_from_plan(&v, &n, plan, "gpu[01-04]", &err);
  *	struct redfish_opts o = REDFISH_OPTS_INIT;
  *	o.action = REDFISH_ON;
  *	redfish_run(v, n, &o, &err);	(-1 only when the loop broke)
@@ -42,6 +41,7 @@
 
 struct catalog;
 struct json_writer;
+struct plan;
 struct plan_bmc;
 struct plan_node;
 struct rows;
@@ -104,6 +104,7 @@ struct redfish_inv {
 /* One BMC: the caller fills the first part; redfish_run() the rest. */
 struct redfish_bmc {
 	const char		*node;		/* borrowed, for messages */
+	const struct plan_node	*pn;		/* borrowed: its plan node */
 	const char		*address;	/* borrowed: host or IP */
 	long			 port;		/* 0: 443 */
 	const char		*user;		/* borrowed */
@@ -139,6 +140,16 @@ void	redfish_inv_release(struct redfish_inv *);
  */
 int	redfish_password_load(char **out, const struct plan_bmc *,
 	    struct prov_err *err);
+
+/*
+ * The BMCs of the plan: of the nodes of hostlist `nodes`, or (NULL) of
+ * every node with a `bmc:` entry.  *out (n entries, the caller releases
+ * each and frees the array) borrows from the plan; a node without a bmc
+ * entry, or whose entry has no user or password, is `skipped`, its err
+ * saying why.  *n may be 0.  -1 with err when `nodes` names no node.
+ */
+int	redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *n,
+	    const struct plan *, const char *nodes, struct prov_err *err);
 
 /*
  * Run `o->action` on every BMC at once.  Each BMC's result is in its own

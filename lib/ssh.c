@@ -386,7 +386,8 @@ ssh_config_from_plan(struct ssh_config *cfg, const struct plan_ssh *ps)
 	cfg->identity = ps->identity;
 	cfg->known_hosts = ps->known_hosts;
 	cfg->accept_new = ps->host_keys == PLAN_HOST_KEYS_ACCEPT_NEW;
-	cfg->jump = ps->jump;
+	cfg->jump = ps->jump_host;
+	cfg->jump_addr = ps->jump_addr;
 	cfg->port = ps->port;
 	cfg->forks = ps->forks;
 	cfg->connect_timeout_s = ps->connect_timeout_s;

@@ -108,9 +108,10 @@ struct ssh_config {
 	0, 0, 0, 0, 0, 0, 0, NULL, 0 }
 
 /*
- * Fill cfg from a plan's `ssh:` section (strings borrowed from the plan).
- * The passphrase is not read: the caller gets it from the variable named
- * by passphrase_env, or a prompt.
+ * Fill cfg from a plan's `ssh:` section (strings borrowed from the plan),
+ * a jump host that names a node reached at that node's address.  The
+ * passphrase is not read: the caller gets it from the variable named by
+ * passphrase_env, or a prompt.
  */
 void	ssh_config_from_plan(struct ssh_config *cfg, const struct plan_ssh *);
 

@@ -127,6 +127,48 @@ else
 	not_ok "plan jump (rc $rc, $tunnels tunnels)"; show "$E"
 fi
 
+# The plan's jump host is every command's, not exec's alone: facts,
+# verify and apply once failed with "cannot resolve" where exec got
+# through.  (apply runs t101's test step, which changes nothing outside
+# its scratch folder and fails here without one: reached, not unreachable.)
+tunnels_now() {
+	grep -c "server_request_direct_tcpip: .* target $NET\.1[1-8] port $PORT" \
+	    "$SSHT/bastion.log"
+}
+t0=$(tunnels_now)
+E2E_PASS='plan secret' "$PROVISION" facts "$SSHT/plan.yaml" -n 'gpu[01-02]' \
+    --run-dir "$SSHT/frun" >"$O" 2>"$E"
+rc=$?
+if [ "$rc" = 0 ] && [ -s "$SSHT/frun/facts/gpu01.json" ] &&
+    [ -s "$SSHT/frun/facts/gpu02.json" ] && [ $(($(tunnels_now) - t0)) -ge 2 ]
+then
+	ok "facts: both nodes through the plan's jump host"
+else
+	not_ok "facts through the jump (rc $rc)"; show "$O" "$E"
+fi
+t0=$(tunnels_now)
+E2E_PASS='plan secret' "$PROVISION" verify --json "$SSHT/plan.yaml" -n gpu01 \
+    >"$O" 2>"$E"
+rc=$?
+if [ "$rc" != 2 ] && python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["summary"]["reached"] == 1 else 1)' \
+    "$O" && [ $(($(tunnels_now) - t0)) -ge 1 ]; then
+	ok "verify: the node answers through the plan's jump host"
+else
+	not_ok "verify through the jump (rc $rc)"; show "$E"
+fi
+t0=$(tunnels_now)
+E2E_PASS='plan secret' "$PROVISION" apply "$SSHT/plan.yaml" -n gpu01 \
+    --templates "$TOP/tests/fixtures/apply-faults/templates" --step base \
+    --state-dir "$SSHT/astate" >"$O" 2>"$E"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "1 nodes: 0 ok, 1 failed (0 unreachable)" "$O" &&
+    [ $(($(tunnels_now) - t0)) -ge 1 ]; then
+	ok "apply: the node is reached through the plan's jump host"
+else
+	not_ok "apply through the jump (rc $rc)"; show "$O" "$E"
+fi
+
 # Flags win over the plan.
 plan
 pexec "$SSHT/plan.yaml" -n gpu01 -p "$(free_port)" --connect-timeout 2 -- true

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "plan.h"
 #include "schema.h"
+#include "ssh.h"
 #include "yml.h"
 
 /* Two lines every plan needs; cases below start at line 3. */
@@ -519,6 +520,7 @@ END_TEST
 START_TEST(test_plan_paths)
 {
 	struct test_plan	 t;
+	struct ssh_config	 cfg;
 	const char		*old = getenv("HOME");
 	char			*saved = old != NULL ? xstrdup(old) : NULL;
 
@@ -567,6 +569,32 @@ START_TEST(test_plan_paths)
 	test_plan_buf(&t, "p.yaml", HDR "ssh: { jump: head-01 }\n"
 	    "nodes: [ { name: head-01 } ]\n");
 	test_plan_ok(&t);
+	test_plan_release(&t);
+	/*
+	 * A node is reached at its address, on the plan's port, for every
+	 * command (ssh_config_from_plan): exec alone did it once.
+	 */
+	test_plan_buf(&t, "p.yaml", HDR "ssh: { jump: head-01, port: 2222 }\n"
+	    "nodes: [ { name: head-01, address: 192.0.2.1 } ]\n");
+	test_plan_ok(&t);
+	ck_assert_str_eq(t.p->ssh.jump_host, "head-01:2222");
+	ck_assert_str_eq(t.p->ssh.jump_addr, "192.0.2.1");
+	ssh_config_from_plan(&cfg, &t.p->ssh);
+	ck_assert_str_eq(cfg.jump, "head-01:2222");
+	ck_assert_str_eq(cfg.jump_addr, "192.0.2.1");
+	test_plan_release(&t);
+	test_plan_buf(&t, "p.yaml", HDR "ssh: { jump: head-01 }\n"
+	    "nodes: [ { name: head-01, address: 192.0.2.1 } ]\n");
+	test_plan_ok(&t);
+	ssh_config_from_plan(&cfg, &t.p->ssh);
+	ck_assert_str_eq(cfg.jump, "head-01");
+	ck_assert_str_eq(cfg.jump_addr, "192.0.2.1");
+	test_plan_release(&t);
+	test_plan_buf(&t, "p.yaml", HDR "ssh: { jump: admin@bastion:2200 }\n");
+	test_plan_ok(&t);
+	ssh_config_from_plan(&cfg, &t.p->ssh);
+	ck_assert_str_eq(cfg.jump, "admin@bastion:2200");
+	ck_assert_ptr_null(cfg.jump_addr);
 	test_plan_release(&t);
 
 	/* `identity: null`: the agent and the default keys. */
