@@ -1793,9 +1793,9 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 		    check_num(a->depth).s, a->deepest) : xstrdup("unknown");
 		row->limit = xasprintf("%s mm", check_num(r->depth_mm).s);
 		row->hint = a->dunknown ? xasprintf("depth unknown for %zu of "
-		    "%zu (%s'%s'): measure, and give depth_mm in a profiles dir"
-		    , a->dunknown, a->nodes + a->switches, a->dunknown_mixed ?
-		    "e.g. " : "", a->dunknown_model) : NULL;
+		    "%zu (%s'%s'): measure, and give depth_mm in a profiles "
+		    "dir", a->dunknown, a->nodes + a->switches,
+		    a->dunknown_mixed ? "e.g. " : "", a->dunknown_model) : NULL;
 		row->value = a->depth;
 		row->max = r->depth_mm;
 	}
@@ -2369,42 +2369,57 @@ check_fast_nets(const struct plan *p)
 	return buf_detach(&b, NULL);
 }
 
-static void
-check_network(struct check_ctx *c)
-{
-	struct row		*row;
-	const struct plan	*p = c->p;
-	struct check_net	*nets = xcalloc(p->nnets + 1, sizeof *nets);
+/* What the network checks gather over the nodes, for the rows after. */
+struct check_netw {
+	struct check_net	*nets;		/* per plan network */
 	struct check_addrs	 as;
-	struct check_cap	 cap_fab = { 0, 0 }, cap_mac = { 0, 0 };
-	struct check_cap	 cap_name = { 0, 0 };
-	struct strmap		 macs = STRMAP_INIT;
-	struct strvec		 macstore = STRVEC_INIT;
+	struct check_cap	 cap_fab, cap_mac, cap_name;
+	struct strmap		 macs;
+	struct strvec		 macstore;
 	const struct plan_net	*mgmt_role, *bmc_role;
-	size_t			 i, j, h, naddr = 0, ngpun = 0, nfast = 0;
-	size_t			 nmac = 0, nmacdup = 0, nfastnets = 0;
+	size_t			 ngpun, nfast, nmac, nmacdup, nfastnets;
 	char			*fastnets;
-	struct prov_loc		 ploc = { p->file, 0, 0 };
-	/* Inference runs within a node: no fabric between nodes needed. */
-	int			 inference = p->workload != NULL &&
-	    strcmp(p->workload, "inference") == 0;
+	struct prov_loc		 ploc;
+	int			 inference;	/* no fabric between nodes */
+};
 
-	memset(&as, 0, sizeof as);
-	mgmt_role = check_net_first_role(p, "management");
-	bmc_role = check_net_first_role(p, "bmc");
-	for (i = 0; i < p->nnets; i++)
-		if (check_net_fast(&p->nets[i]))
-			nfastnets++;
-	for (h = 0; h < p->nhw; h++)
-		if (c->hw[h].hw->ngpus > 0)
-			ngpun += c->hw[h].nnodes;
-	for (i = 0; i < p->nnodes; i++)
-		naddr += (p->nodes[i].address != NULL) + p->nodes[i].nifaces +
-		    (p->nodes[i].bmc != NULL);
-	as.v = xcalloc(naddr + 1, sizeof *as.v);
-	fastnets = check_fast_nets(p);
+/* A node's MAC, normalised (lower case, colons), once over the plan. */
+static void
+check_network_mac(struct check_ctx *c, struct check_netw *nw,
+    const struct plan_node *nd)
+{
+	const struct plan_node	*prev;
+	struct row		*row;
+	char			*m, *q;
 
-	check_net_ports(c);
+	if (nd->mac == NULL)
+		return;
+	m = xstrdup(nd->mac);
+	for (q = m; *q != '\0'; q++)
+		*q = *q == '-' ? ':' : (char)tolower((unsigned char)*q);
+	strvec_push_nodup(&nw->macstore, m);
+	nw->nmac++;
+	if ((prev = strmap_add(&nw->macs, m, (void *)nd)) == NULL)
+		return;
+	nw->nmacdup++;
+	if (!check_cap_take(&nw->cap_mac))
+		return;
+	row = check_row(c, ROW_FAIL, "network", "unique MAC",
+	    plan_loc(c->p, nd->src, "mac"));
+	row->subject = xasprintf("node '%s'", nd->name);
+	row->measured = xasprintf("duplicate MAC %s: %s, %s", m, prev->name,
+	    nd->name);
+	row->limit = xstrdup("one node per MAC");
+	row->hint = xstrdup("fix the MAC of one of them");
+}
+
+/* Per node: its addresses, links, MAC and fast NIC. */
+static void
+check_network_nodes(struct check_ctx *c, struct check_netw *nw)
+{
+	const struct plan	*p = c->p;
+	struct row		*row;
+	size_t			 i, j;
 
 	for (i = 0; i < p->nnodes; i++) {
 		const struct plan_node	*nd = &p->nodes[i];
@@ -2414,13 +2429,14 @@ check_network(struct check_ctx *c)
 		int			 fast, onmn = 0;
 
 		fast = ch != NULL && ch->fast;
-		mn = check_node_addrs(c, &as, nets, nd, mgmt_role, bmc_role);
+		mn = check_node_addrs(c, &nw->as, nw->nets, nd, nw->mgmt_role,
+		    nw->bmc_role);
 		for (j = 0; j < nd->nifaces; j++) {
 			n = plan_net_find(p, nd->ifaces[j].network);
 			if (n == NULL)
 				continue;
 			if (ch == NULL || ch->links[n - p->nets] == 0)
-				nets[n - p->nets].links++;
+				nw->nets[n - p->nets].links++;
 			if (check_net_fast(n))
 				fast = 1;
 			if (n == mn)
@@ -2428,104 +2444,94 @@ check_network(struct check_ctx *c)
 		}
 		if (mn != NULL && !onmn && (ch == NULL ||
 		    ch->links[mn - p->nets] == 0))
-			nets[mn - p->nets].links++;
-		if (nd->mac != NULL) {
-			char	*m = xstrdup(nd->mac), *q;
-			const struct plan_node	*prev;
-
-			for (q = m; *q != '\0'; q++)
-				*q = *q == '-' ? ':' : (char)tolower(
-				    (unsigned char)*q);
-			strvec_push_nodup(&macstore, m);
-			nmac++;
-			if ((prev = strmap_add(&macs, m, (void *)nd)) != NULL) {
-				nmacdup++;
-				if (check_cap_take(&cap_mac)) {
-					row = check_row(c, ROW_FAIL, "network",
-					    "unique MAC", plan_loc(p, nd->src,
-					    "mac"));
-					row->subject = xasprintf("node '%s'",
-					    nd->name);
-					row->measured = xasprintf("duplicate "
-					    "MAC %s: %s, %s", m, prev->name,
-					    nd->name);
-					row->limit = xstrdup("one node per MAC"
-					    );
-					row->hint = xstrdup("fix the MAC of "
-					    "one of them");
-				}
-			}
+			nw->nets[mn - p->nets].links++;
+		check_network_mac(c, nw, nd);
+		if (nw->ngpun < 2 || nw->nfastnets == 0 || ch == NULL ||
+		    ch->hw->ngpus == 0 || nw->inference)
+			continue;
+		if (fast) {
+			nw->nfast++;
+			continue;
 		}
-		if (ngpun >= 2 && nfastnets > 0 && ch != NULL &&
-		    ch->hw->ngpus > 0 && !inference) {
-			if (fast)
-				nfast++;
-			else if (check_cap_take(&cap_fab)) {
-				row = check_row(c, ROW_FAIL, "network", "fabric"
-				    , plan_loc(p, nd->src, "hardware"));
-				row->subject = xasprintf("node '%s'", nd->name);
-				row->measured = xstrdup("no fast NIC on an "
-				    "InfiniBand or >= 100 Gb/s network");
-				row->limit = xasprintf("fabric: %s", fastnets);
-				row->hint = xasprintf("attach a fast NIC of "
-				    "'%s' to the fabric (nics: network:) or "
-				    "give the node an interface on it",
-				    ch->hw->name);
-			}
-		}
+		if (!check_cap_take(&nw->cap_fab))
+			continue;
+		row = check_row(c, ROW_FAIL, "network", "fabric",
+		    plan_loc(p, nd->src, "hardware"));
+		row->subject = xasprintf("node '%s'", nd->name);
+		row->measured = xstrdup("no fast NIC on an InfiniBand or >= "
+		    "100 Gb/s network");
+		row->limit = xasprintf("fabric: %s", nw->fastnets);
+		row->hint = xasprintf("attach a fast NIC of '%s' to the fabric "
+		    "(nics: network:) or give the node an interface on it",
+		    ch->hw->name);
 	}
-	check_cap_flush(c, &cap_fab, "network", "fabric");
-	check_cap_flush(c, &as.cap_dup, "network", "unique address");
-	check_cap_flush(c, &as.cap_cidr, "network", "address");
-	check_cap_flush(c, &cap_mac, "network", "unique MAC");
+	check_cap_flush(c, &nw->cap_fab, "network", "fabric");
+	check_cap_flush(c, &nw->as.cap_dup, "network", "unique address");
+	check_cap_flush(c, &nw->as.cap_cidr, "network", "address");
+	check_cap_flush(c, &nw->cap_mac, "network", "unique MAC");
+}
 
-	/* fabric */
-	if (inference && ngpun >= 2) {
-		row = check_row(c, ROW_SKIP, "network", "fabric", ploc);
+/* GPU nodes on a fast network, or why that does not apply. */
+static void
+check_network_fabric(struct check_ctx *c, const struct check_netw *nw)
+{
+	struct row	*row;
+
+	if (nw->inference && nw->ngpun >= 2) {
+		row = check_row(c, ROW_SKIP, "network", "fabric", nw->ploc);
 		row->subject = xstrdup("GPU nodes");
 		row->measured = xasprintf("%s GPU %s",
-		    check_int((double)ngpun).s, check_plural((long)ngpun, "node"
-		    , "nodes"));
+		    check_int((double)nw->ngpun).s,
+		    check_plural((long)nw->ngpun, "node", "nodes"));
 		row->limit = xstrdup("workload: inference");
 		row->hint = xstrdup("inference runs within a node: no "
 		    "GPU-to-GPU traffic between nodes");
-		row->value = (double)ngpun;
-	} else if (ngpun < 2) {
-		row = check_row(c, ROW_SKIP, "network", "fabric", ploc);
+		row->value = (double)nw->ngpun;
+	} else if (nw->ngpun < 2) {
+		row = check_row(c, ROW_SKIP, "network", "fabric", nw->ploc);
 		row->subject = xstrdup("GPU nodes");
 		row->measured = xasprintf("%s GPU %s",
-		    check_int((double)ngpun).s, check_plural((long)ngpun, "node"
-		    , "nodes"));
+		    check_int((double)nw->ngpun).s,
+		    check_plural((long)nw->ngpun, "node", "nodes"));
 		row->limit = xstrdup("needed from 2 GPU nodes");
-		row->value = (double)ngpun;
+		row->value = (double)nw->ngpun;
 		row->max = 2;
-	} else if (nfastnets == 0) {
-		row = check_row(c, ROW_FAIL, "network", "fabric", ploc);
+	} else if (nw->nfastnets == 0) {
+		row = check_row(c, ROW_FAIL, "network", "fabric", nw->ploc);
 		row->subject = xstrdup("networks");
 		row->measured = xstrdup("no InfiniBand or >= 100 Gb/s network");
 		row->limit = xasprintf("InfiniBand or >= 100 GbE for %s GPU "
-		    "nodes", check_int((double)ngpun).s);
+		    "nodes", check_int((double)nw->ngpun).s);
 		row->hint = xstrdup("GPU-to-GPU traffic between nodes wants "
 		    "InfiniBand or 100 GbE or faster: add a network with kind: "
 		    "infiniband or gbps: 100 (or more) and attach the GPU "
 		    "nodes' NICs to it");
 		row->value = 0;
 		row->max = CHECK_FAST_GBPS;
-	} else if (nfast == ngpun) {
-		row = check_row(c, ROW_OK, "network", "fabric", ploc);
+	} else if (nw->nfast == nw->ngpun) {
+		row = check_row(c, ROW_OK, "network", "fabric", nw->ploc);
 		row->subject = xstrdup("GPU nodes");
 		row->measured = xasprintf("%s of %s on a fast network",
-		    check_int((double)nfast).s, check_int((double)ngpun).s);
+		    check_int((double)nw->nfast).s, check_int((double)nw->ngpun).s);
 		row->limit = xasprintf("InfiniBand or >= 100 Gb/s: %s",
-		    fastnets);
-		row->value = (double)nfast;
-		row->max = (double)ngpun;
+		    nw->fastnets);
+		row->value = (double)nw->nfast;
+		row->max = (double)nw->ngpun;
 	}
 
-	/* switch ports against links */
+}
+
+/* Switch ports against the links of each network, and its addresses. */
+static void
+check_network_switches(struct check_ctx *c, struct check_netw *nw)
+{
+	const struct plan	*p = c->p;
+	struct row		*row;
+	size_t			 i, j, h;
+
 	for (h = 0; h < p->nhw; h++)
 		for (i = 0; i < p->nnets; i++)
-			nets[i].links += (long long)c->hw[h].links[i] *
+			nw->nets[i].links += (long long)c->hw[h].links[i] *
 			    (long long)c->hw[h].nnodes;
 	for (i = 0; i < p->nswitches; i++) {
 		const struct plan_switch	*s = &p->switches[i];
@@ -2535,7 +2541,7 @@ check_network(struct check_ctx *c)
 		if (s->network == NULL || (n = plan_net_find(p, s->network)) ==
 		    NULL)
 			continue;
-		cn = &nets[n - p->nets];
+		cn = &nw->nets[n - p->nets];
 		if (cn->nswitches++ == 0)
 			cn->model = s->cat != NULL ? s->cat->m.id : s->model;
 		else if (cn->model != NULL && (s->cat == NULL ||
@@ -2546,7 +2552,7 @@ check_network(struct check_ctx *c)
 	}
 	for (i = 0; i < p->nnets; i++) {
 		const struct plan_net	*n = &p->nets[i];
-		const struct check_net	*cn = &nets[i];
+		const struct check_net	*cn = &nw->nets[i];
 		struct prov_loc		 loc = plan_loc(p, n->src, NULL);
 
 		if (cn->nswitches == 0) {
@@ -2591,56 +2597,65 @@ check_network(struct check_ctx *c)
 			row->subject = xasprintf("network '%s'", n->name);
 			row->measured = xasprintf("%s %s inside",
 			    check_int((double)cn->nin).s,
-			    check_plural((long)cn->nin, "address", "addresses"
-			    ));
+			    check_plural((long)cn->nin, "address",
+			    "addresses"));
 			row->limit = xstrdup(n->cidr);
 			row->value = (double)cn->nin;
 		}
 	}
 
-	/* addresses, MACs and names over the whole plan */
-	if (as.nonip > 0) {
-		row = check_row(c, ROW_WARN, "network", "addresses", ploc);
+}
+
+/* Addresses, MACs and names over the whole plan. */
+static void
+check_network_unique(struct check_ctx *c, struct check_netw *nw)
+{
+	const struct plan	*p = c->p;
+	struct row		*row;
+	size_t			 i;
+
+	if (nw->as.nonip > 0) {
+		row = check_row(c, ROW_WARN, "network", "addresses", nw->ploc);
 		row->subject = xstrdup("nodes");
 		row->measured = xasprintf("%s not IPv4 (e.g. '%s')",
-		    check_int((double)as.nonip).s, as.nonip_example);
+		    check_int((double)nw->as.nonip).s, nw->as.nonip_example);
 		row->limit = xstrdup("IPv4 inside a network");
-		row->hint = xstrdup("names are not checked against the networks"
-		    );
-		row->value = (double)as.nonip;
+		row->hint = xstrdup("names are not checked against the "
+		    "networks");
+		row->value = (double)nw->as.nonip;
 	}
-	if (p->nnets == 0 && as.n > as.nonip) {
-		row = check_row(c, ROW_SKIP, "network", "addresses", ploc);
+	if (p->nnets == 0 && nw->as.n > nw->as.nonip) {
+		row = check_row(c, ROW_SKIP, "network", "addresses", nw->ploc);
 		row->subject = xstrdup("nodes");
-		row->measured = xasprintf("%s %s", check_int((double)as.n).s,
-		    check_plural((long)as.n, "address", "addresses"));
+		row->measured = xasprintf("%s %s", check_int((double)nw->as.n).s,
+		    check_plural((long)nw->as.n, "address", "addresses"));
 		row->limit = xstrdup("no networks in the plan");
 		row->hint = xstrdup("define networks: to check the addresses "
 		    "against them");
-		row->value = (double)as.n;
+		row->value = (double)nw->as.n;
 	}
-	if (as.n > 0 && as.ndup == 0) {
-		row = check_row(c, ROW_OK, "network", "unique address", ploc);
+	if (nw->as.n > 0 && nw->as.ndup == 0) {
+		row = check_row(c, ROW_OK, "network", "unique address", nw->ploc);
 		row->subject = xstrdup("all nodes");
-		row->measured = xasprintf("%s %s", check_int((double)as.n).s,
-		    check_plural((long)as.n, "address", "addresses"));
+		row->measured = xasprintf("%s %s", check_int((double)nw->as.n).s,
+		    check_plural((long)nw->as.n, "address", "addresses"));
 		row->limit = xstrdup("no duplicates");
-		row->value = (double)as.n;
+		row->value = (double)nw->as.n;
 	}
-	if (nmac > 0 && nmacdup == 0) {
-		row = check_row(c, ROW_OK, "network", "unique MAC", ploc);
+	if (nw->nmac > 0 && nw->nmacdup == 0) {
+		row = check_row(c, ROW_OK, "network", "unique MAC", nw->ploc);
 		row->subject = xstrdup("all nodes");
-		row->measured = xasprintf("%s %s", check_int((double)nmac).s,
-		    check_plural((long)nmac, "MAC", "MACs"));
+		row->measured = xasprintf("%s %s", check_int((double)nw->nmac).s,
+		    check_plural((long)nw->nmac, "MAC", "MACs"));
 		row->limit = xstrdup("no duplicates");
-		row->value = (double)nmac;
+		row->value = (double)nw->nmac;
 	}
 	for (i = 0; i < p->nswitches; i++) {
 		const struct plan_switch	*s = &p->switches[i];
 
 		if (s->name == NULL || plan_node(p, s->name) == NULL)
 			continue;
-		if (check_cap_take(&cap_name)) {
+		if (check_cap_take(&nw->cap_name)) {
 			row = check_row(c, ROW_FAIL, "network", "unique name",
 			    plan_loc(p, s->src, NULL));
 			row->subject = xasprintf("switch '%s'", s->name);
@@ -2650,9 +2665,9 @@ check_network(struct check_ctx *c)
 			row->hint = xstrdup("rename the switch or the node");
 		}
 	}
-	check_cap_flush(c, &cap_name, "network", "unique name");
-	if (cap_name.shown == 0 && p->nnodes + p->nswitches > 0) {
-		row = check_row(c, ROW_OK, "network", "unique name", ploc);
+	check_cap_flush(c, &nw->cap_name, "network", "unique name");
+	if (nw->cap_name.shown == 0 && p->nnodes + p->nswitches > 0) {
+		row = check_row(c, ROW_OK, "network", "unique name", nw->ploc);
 		row->subject = xstrdup("all nodes");
 		row->measured = xasprintf("%s %s, %zu %s",
 		    check_int((double)p->nnodes).s,
@@ -2663,12 +2678,48 @@ check_network(struct check_ctx *c)
 		row->value = (double)(p->nnodes + p->nswitches);
 	}
 
-	free(fastnets);
-	free(as.v);
-	strmap_clear(&as.map);
-	strmap_clear(&macs);
-	strvec_clear(&macstore);
-	free(nets);
+}
+
+static void
+check_network(struct check_ctx *c)
+{
+	const struct plan	*p = c->p;
+	struct check_netw	 nw;
+	size_t			 i, h, naddr = 0;
+
+	memset(&nw, 0, sizeof nw);
+	nw.nets = xcalloc(p->nnets + 1, sizeof *nw.nets);
+	nw.macs = (struct strmap)STRMAP_INIT;
+	nw.macstore = (struct strvec)STRVEC_INIT;
+	nw.ploc = (struct prov_loc){ p->file, 0, 0 };
+	nw.inference = p->workload != NULL &&
+	    strcmp(p->workload, "inference") == 0;
+	nw.mgmt_role = check_net_first_role(p, "management");
+	nw.bmc_role = check_net_first_role(p, "bmc");
+	for (i = 0; i < p->nnets; i++)
+		if (check_net_fast(&p->nets[i]))
+			nw.nfastnets++;
+	for (h = 0; h < p->nhw; h++)
+		if (c->hw[h].hw->ngpus > 0)
+			nw.ngpun += c->hw[h].nnodes;
+	for (i = 0; i < p->nnodes; i++)
+		naddr += (p->nodes[i].address != NULL) + p->nodes[i].nifaces +
+		    (p->nodes[i].bmc != NULL);
+	nw.as.v = xcalloc(naddr + 1, sizeof *nw.as.v);
+	nw.fastnets = check_fast_nets(p);
+
+	check_net_ports(c);
+	check_network_nodes(c, &nw);
+	check_network_fabric(c, &nw);
+	check_network_switches(c, &nw);
+	check_network_unique(c, &nw);
+
+	free(nw.fastnets);
+	free(nw.as.v);
+	strmap_clear(&nw.as.map);
+	strmap_clear(&nw.macs);
+	strvec_clear(&nw.macstore);
+	free(nw.nets);
 }
 
 /* ------------------------------------------------------------------ */

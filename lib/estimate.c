@@ -1286,8 +1286,8 @@ estimate_rows_network(struct estimate_ctx *c)
 		    me->written_by : "", me->at ? ", at " : "", me->at ?
 		    me->at : "");
 	} else if (nd > 1 && e->fabric_gbs <= 0) {
-		row = estimate_row(c, ROW_WARN, "network", "gradient all-reduce"
-		    );
+		row = estimate_row(c, ROW_WARN, "network",
+		    "gradient all-reduce");
 		row->subject = xstrdup("data parallel");
 		row->measured = xstrdup("unknown");
 		row->hint = xasprintf("replicas span %ld nodes and hardware "
