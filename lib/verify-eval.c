@@ -454,178 +454,176 @@ verify_eval_ib(struct verify_ctx *c, size_t k)
 	}
 }
 
-/* ECC, retired pages, persistence, XID, driver */
+/* What nvidia-smi says of a node's GPUs, summed over them. */
+struct verify_gpu_tally {
+	size_t		 n;
+	long		 on, off;		/* persistence mode */
+	long		 na;			/* without ECC memory */
+	const char	*nm;			/* the first with ECC off */
+	const char	*name0;			/* the first GPU's name */
+	long		 unc, cor;		/* ECC errors */
+	long		 retired, retired_known, pending, rfail;
+};
+
 static void
-verify_eval_gpus(struct verify_ctx *c, size_t k)
+verify_gpu_tally(struct verify_gpu_tally *t, const struct verify_nvsmi *nv)
 {
-	const struct verify_node	*vn = &c->nodes[k];
-	const struct plan_node		*pn = vn->pn;
-	const struct plan		*p = c->p;
-	const struct verify_sec		*sx, *sm, *sxid;
-	struct verify_nvsmi		 nv;
-	struct prov_err			 err = PROV_ERR_INIT;
-	struct buf			 exp = BUF_INIT, b = BUF_INIT;
-	long				 planned = verify_gpus(pn);
-	size_t				 i, n;
-	long				 unc = 0, cor = 0, off = 0, on = 0;
-	long				 na = 0, retired = 0, retired_known = 0;
-	long				 pending = 0, rfail = 0;
-	const char			*nm = NULL;
+	size_t	i;
 
-	memset(&nv, 0, sizeof nv);
-	if (planned == 0 && vn->facts->ngpus == 0) {
-		verify_row(c, ROW_SKIP, pn->name, "gpu", NULL, NULL,
-		    "no GPU in the plan for this node and no NVIDIA device "
-		    "found: GPU checks skipped");
-		return;
-	}
-	sx = verify_node_sec(vn, "nvsmi-xml");
-	sm = verify_node_sec(vn, "nvidia-module");
-	sxid = verify_node_sec(vn, "xid");
-	if (p->sw.driver_version != NULL)
-		buf_adds(&exp, p->sw.driver_version);
-	else if (p->sw.driver_branch != NULL)
-		buf_addf(&exp, "%s.x", p->sw.driver_branch);
-
-	if (sx == NULL) {
-		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
-		    exp.buf : NULL, NULL, "nvidia-smi not found: the NVIDIA "
-		    "driver is not installed");
-		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
-		    "needs nvidia-smi");
-		goto xid;
-	}
-	if (sx->rc != 0 || verify_parse_nvsmi_xml(&nv, sx->body, &err) != 0) {
-		char	*t = sx->rc != 0 ? verify_first_line(sx->body) :
-		    xstrdup(err.msg);
-
-		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
-		    exp.buf : NULL, sm != NULL && sm->rc == 0 ? "module loaded"
-		    : "not loaded", "nvidia-smi -q -x: %s", t);
-		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
-		    "nvidia-smi did not answer");
-		free(t);
-		goto xid;
-	}
-	/* driver */
-	{
-		const char	*v = nv.driver_version;
-		size_t		 bl = p->sw.driver_branch ?
-		    strlen(p->sw.driver_branch) : 0;
-
-		if (exp.len == 0)
-			verify_row(c, ROW_SKIP, pn->name, "gpu driver", NULL,
-			    v, "the plan names no driver branch");
-		else if (v == NULL)
-			verify_row(c, ROW_FAIL, pn->name, "gpu driver",
-			    exp.buf, NULL, "nvidia-smi reports no driver "
-			    "version");
-		else if (p->sw.driver_version != NULL ?
-		    strcmp(v, p->sw.driver_version) == 0 :
-		    (strncmp(v, p->sw.driver_branch, bl) == 0 &&
-		    (v[bl] == '.' || v[bl] == '\0')))
-			verify_row(c, ROW_OK, pn->name, "gpu driver", exp.buf,
-			    v, NULL);
-		else
-			verify_row(c, ROW_FAIL, pn->name, "gpu driver",
-			    exp.buf, v, "another driver than planned: apply "
-			    "the gpu-driver step (a reboot may be needed)");
-	}
-	n = nv.n;
-	for (i = 0; i < n; i++) {
-		const struct verify_gpu	*g = &nv.gpus[i];
+	memset(t, 0, sizeof *t);
+	t->n = nv->n;
+	t->name0 = nv->n > 0 && nv->gpus[0].name != NULL ? nv->gpus[0].name :
+	    "GPU";
+	for (i = 0; i < nv->n; i++) {
+		const struct verify_gpu	*g = &nv->gpus[i];
 
 		if (g->persistence != NULL && strcmp(g->persistence,
 		    "Enabled") == 0)
-			on++;
+			t->on++;
 		else
-			off++;
+			t->off++;
 		if (g->ecc_mode == NULL)
-			na++;
-		else if (strcmp(g->ecc_mode, "Enabled") != 0 && nm == NULL)
-			nm = g->name != NULL ? g->name : "?";
+			t->na++;
+		else if (strcmp(g->ecc_mode, "Enabled") != 0 && t->nm == NULL)
+			t->nm = g->name != NULL ? g->name : "?";
 		if (g->ecc_vol_unc > 0)
-			unc += g->ecc_vol_unc;
+			t->unc += g->ecc_vol_unc;
 		if (g->ecc_agg_unc > 0)
-			unc += g->ecc_agg_unc;
+			t->unc += g->ecc_agg_unc;
 		if (g->ecc_agg_cor > 0)
-			cor += g->ecc_agg_cor;
+			t->cor += g->ecc_agg_cor;
 		if (g->retired_sbe >= 0 || g->retired_dbe >= 0) {
-			long	t = (g->retired_sbe > 0 ? g->retired_sbe : 0) +
+			long	r = (g->retired_sbe > 0 ? g->retired_sbe : 0) +
 			    (g->retired_dbe > 0 ? g->retired_dbe : 0);
 
-			retired_known++;
-			if (t > retired)
-				retired = t;
+			t->retired_known++;
+			if (r > t->retired)
+				t->retired = r;
 		}
 		if (g->retire_pending == 1 || g->remap_pending == 1)
-			pending++;
+			t->pending++;
 		if (g->remap_failure == 1)
-			rfail++;
+			t->rfail++;
 		if (g->remap_failure >= 0 && g->retired_sbe < 0 &&
 		    g->retired_dbe < 0)
-			retired_known++;
+			t->retired_known++;
 	}
-	/* persistence */
-	buf_reset(&b);
-	buf_addf(&b, "%ld of %zu Enabled", on, n);
-	if (n == 0)
-		verify_row(c, ROW_SKIP, pn->name, "gpu persistence", "Enabled"
-		    , NULL, "nvidia-smi lists no GPU");
-	else if (off == 0)
+}
+
+/* The driver nvidia-smi runs against the plan's branch or version. */
+static void
+verify_eval_driver(struct verify_ctx *c, const struct plan_node *pn,
+    const struct buf *exp, const struct verify_nvsmi *nv)
+{
+	const struct plan	*p = c->p;
+	const char	*v = nv->driver_version;
+	size_t		 bl = p->sw.driver_branch ?
+	    strlen(p->sw.driver_branch) : 0;
+
+	if (exp->len == 0)
+		verify_row(c, ROW_SKIP, pn->name, "gpu driver", NULL,
+		    v, "the plan names no driver branch");
+	else if (v == NULL)
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver",
+		    exp->buf, NULL, "nvidia-smi reports no driver "
+		    "version");
+	else if (p->sw.driver_version != NULL ?
+	    strcmp(v, p->sw.driver_version) == 0 :
+	    (strncmp(v, p->sw.driver_branch, bl) == 0 &&
+	    (v[bl] == '.' || v[bl] == '\0')))
+		verify_row(c, ROW_OK, pn->name, "gpu driver", exp->buf,
+		    v, NULL);
+	else
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver",
+		    exp->buf, v, "another driver than planned: apply "
+		    "the gpu-driver step (a reboot may be needed)");
+}
+
+static void
+verify_eval_persistence(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_gpu_tally *t)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_addf(&b, "%ld of %zu Enabled", t->on, t->n);
+	if (t->n == 0)
+		verify_row(c, ROW_SKIP, pn->name, "gpu persistence",
+		    "Enabled", NULL, "nvidia-smi lists no GPU");
+	else if (t->off == 0)
 		verify_row(c, ROW_OK, pn->name, "gpu persistence", "Enabled",
 		    b.buf, NULL);
 	else
-		verify_row(c, ROW_WARN, pn->name, "gpu persistence", "Enabled"
-		    , b.buf, "persistence mode off: the driver unloads between "
-		    "jobs (start nvidia-persistenced)");
-	/* ECC */
-	buf_reset(&b);
-	buf_addf(&b, "%ld uncorrectable, %ld corrected", unc, cor);
-	if (n == 0)
-		;
-	else if (unc > 0)
-		verify_row(c, ROW_FAIL, pn->name, "gpu ecc", "0 uncorrectable"
-		    , b.buf, "uncorrectable ECC errors: drain the node and run "
-		    "dcgmi diag -r 3; RMA when they recur");
-	else if (na == (long)n)
-		verify_row(c, ROW_SKIP, pn->name, "gpu ecc", "0 uncorrectable"
-		    , NULL, "'%s' has no ECC memory (nvidia-smi: N/A)",
-		    nv.gpus[0].name ? nv.gpus[0].name : "GPU");
-	else if (nm != NULL)
+		verify_row(c, ROW_WARN, pn->name, "gpu persistence",
+		    "Enabled", b.buf, "persistence mode off: the driver "
+		    "unloads between jobs (start nvidia-persistenced)");
+	buf_release(&b);
+}
+
+static void
+verify_eval_ecc(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_gpu_tally *t)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_addf(&b, "%ld uncorrectable, %ld corrected", t->unc, t->cor);
+	if (t->unc > 0)
+		verify_row(c, ROW_FAIL, pn->name, "gpu ecc",
+		    "0 uncorrectable", b.buf, "uncorrectable ECC errors: drain "
+		    "the node and run dcgmi diag -r 3; RMA when they recur");
+	else if (t->na == (long)t->n)
+		verify_row(c, ROW_SKIP, pn->name, "gpu ecc",
+		    "0 uncorrectable", NULL, "'%s' has no ECC memory "
+		    "(nvidia-smi: N/A)", t->name0);
+	else if (t->nm != NULL)
 		verify_row(c, ROW_WARN, pn->name, "gpu ecc", "Enabled, 0 "
 		    "uncorrectable", b.buf, "ECC is off on a '%s': enable it "
-		    "(nvidia-smi -e 1, then reset)", nm);
+		    "(nvidia-smi -e 1, then reset)", t->nm);
 	else
 		verify_row(c, ROW_OK, pn->name, "gpu ecc", "0 uncorrectable",
 		    b.buf, NULL);
-	/* retired pages and row remapping */
-	buf_reset(&b);
+	buf_release(&b);
+}
+
+/* Retired pages and row remapping. */
+static void
+verify_eval_retired(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_gpu_tally *t)
+{
+	struct buf	b = BUF_INIT;
+
 	buf_addf(&b, "max %ld retired, %ld pending, %ld remap failures",
-	    retired, pending, rfail);
-	if (n == 0)
-		;
-	else if (rfail > 0)
+	    t->retired, t->pending, t->rfail);
+	if (t->rfail > 0)
 		verify_row(c, ROW_FAIL, pn->name, "gpu retired pages",
 		    "no remap failure", b.buf, "row remapping failed on %ld "
-		    "GPU%s: the memory is exhausted, RMA", rfail, rfail == 1 ?
-		    "" : "s");
-	else if (retired >= VERIFY_RETIRED_MAX)
+		    "GPU%s: the memory is exhausted, RMA", t->rfail,
+		    t->rfail == 1 ? "" : "s");
+	else if (t->retired >= VERIFY_RETIRED_MAX)
 		verify_row(c, ROW_FAIL, pn->name, "gpu retired pages",
 		    "< 60 retired", b.buf, "%ld retired pages: at NVIDIA's RMA "
-		    "mark", retired);
-	else if (pending > 0)
+		    "mark", t->retired);
+	else if (t->pending > 0)
 		verify_row(c, ROW_WARN, pn->name, "gpu retired pages",
 		    "none pending", b.buf, "a retirement or remap waits for a "
 		    "GPU reset or reboot");
-	else if (retired_known == 0)
+	else if (t->retired_known == 0)
 		verify_row(c, ROW_SKIP, pn->name, "gpu retired pages", NULL,
 		    NULL, "nvidia-smi reports neither retired pages nor row "
 		    "remapping (N/A)");
 	else
 		verify_row(c, ROW_OK, pn->name, "gpu retired pages",
 		    "< 60 retired, none pending", b.buf, NULL);
-xid:
+	buf_release(&b);
+}
+
+/* XIDs in the kernel log since boot: a fatal one or a storm fails. */
+static void
+verify_eval_xid(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_sec *sxid)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
 	if (sxid == NULL)
 		verify_row(c, ROW_SKIP, pn->name, "gpu xid", "no XID storm",
 		    NULL, "the kernel log was not read");
@@ -668,10 +666,66 @@ xid:
 			    "no XID storm", b.buf, "application-level XIDs; "
 			    "look at the jobs that ran");
 	}
+	buf_release(&b);
+}
+
+/* ECC, retired pages, persistence, XID, driver */
+static void
+verify_eval_gpus(struct verify_ctx *c, size_t k)
+{
+	const struct verify_node	*vn = &c->nodes[k];
+	const struct plan_node		*pn = vn->pn;
+	const struct plan		*p = c->p;
+	const struct verify_sec		*sx, *sm;
+	struct verify_nvsmi		 nv;
+	struct verify_gpu_tally		 t;
+	struct prov_err			 err = PROV_ERR_INIT;
+	struct buf			 exp = BUF_INIT;
+
+	memset(&nv, 0, sizeof nv);
+	if (verify_gpus(pn) == 0 && vn->facts->ngpus == 0) {
+		verify_row(c, ROW_SKIP, pn->name, "gpu", NULL, NULL,
+		    "no GPU in the plan for this node and no NVIDIA device "
+		    "found: GPU checks skipped");
+		return;
+	}
+	sx = verify_node_sec(vn, "nvsmi-xml");
+	sm = verify_node_sec(vn, "nvidia-module");
+	if (p->sw.driver_version != NULL)
+		buf_adds(&exp, p->sw.driver_version);
+	else if (p->sw.driver_branch != NULL)
+		buf_addf(&exp, "%s.x", p->sw.driver_branch);
+
+	if (sx == NULL) {
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
+		    exp.buf : NULL, NULL, "nvidia-smi not found: the NVIDIA "
+		    "driver is not installed");
+		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
+		    "needs nvidia-smi");
+	} else if (sx->rc != 0 ||
+	    verify_parse_nvsmi_xml(&nv, sx->body, &err) != 0) {
+		char	*why = sx->rc != 0 ? verify_first_line(sx->body) :
+		    xstrdup(err.msg);
+
+		verify_row(c, ROW_FAIL, pn->name, "gpu driver", exp.len ?
+		    exp.buf : NULL, sm != NULL && sm->rc == 0 ? "module loaded"
+		    : "not loaded", "nvidia-smi -q -x: %s", why);
+		verify_row(c, ROW_SKIP, pn->name, "gpu health", NULL, NULL,
+		    "nvidia-smi did not answer");
+		free(why);
+	} else {
+		verify_eval_driver(c, pn, &exp, &nv);
+		verify_gpu_tally(&t, &nv);
+		verify_eval_persistence(c, pn, &t);
+		if (t.n > 0) {
+			verify_eval_ecc(c, pn, &t);
+			verify_eval_retired(c, pn, &t);
+		}
+	}
+	verify_eval_xid(c, pn, verify_node_sec(vn, "xid"));
 	verify_nvsmi_release(&nv);
 	prov_err_release(&err);
 	buf_release(&exp);
-	buf_release(&b);
 }
 
 /* Planned names resolve to their planned addresses; the others answer. */

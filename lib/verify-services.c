@@ -81,8 +81,8 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 					    "slurm-ping");
 
 		if (s == NULL)
-			verify_row(c, ROW_SKIP, node, "slurm controller", "UP"
-			    , NULL, "not gathered");
+			verify_row(c, ROW_SKIP, node, "slurm controller", "UP",
+			    NULL, "not gathered");
 		else {
 			char	*l = verify_oneline(s->body, 200);
 
@@ -113,8 +113,8 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 		    "or mixed", sn->state, NULL);
 	else
 		verify_row(c, ROW_FAIL, node, "slurm node", "idle, allocated "
-		    "or mixed", sn->state, "%s%s%s", why, sn->reason ? ": " : ""
-		    , sn->reason ? sn->reason : "");
+		    "or mixed", sn->state, "%s%s%s", why,
+		    sn->reason ? ": " : "", sn->reason ? sn->reason : "");
 	/* GRES */
 	want = verify_gpus(pn);
 	have = verify_gres_gpus(sn->gres);
@@ -190,8 +190,8 @@ verify_eval_k8s(struct verify_ctx *c, size_t k)
 		return;
 	snprintf(exp, sizeof exp, "nvidia.com/gpu: %ld", want);
 	snprintf(got, sizeof got, "%ld", kn->gpus < 0 ? 0 : kn->gpus);
-	verify_row(c, kn->gpus == want ? ROW_OK : ROW_FAIL, node, "k8s gpus"
-	    , exp, got, kn->gpus == want ? NULL : kn->gpus < 0 ?
+	verify_row(c, kn->gpus == want ? ROW_OK : ROW_FAIL, node, "k8s gpus",
+	    exp, got, kn->gpus == want ? NULL : kn->gpus < 0 ?
 	    "no nvidia.com/gpu allocatable: the NVIDIA device plugin is not "
 	    "running there" : "fewer GPUs than planned");
 }
