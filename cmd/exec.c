@@ -575,6 +575,85 @@ cmd_exec_passphrase(struct cmd_ctx *ctx, struct ssh_config *cfg,
 	return 0;
 }
 
+/* The flags that override the plan's ssh: section (or the defaults). */
+static void
+cmd_exec_config(const struct exec_opts *o, struct ssh_config *cfg)
+{
+	if (o->user != NULL)
+		cfg->user = o->user;
+	if (o->port > 0)
+		cfg->port = o->port;
+	if (o->identity != NULL)
+		cfg->identity = o->identity;
+	if (o->known_hosts != NULL)
+		cfg->known_hosts = o->known_hosts;
+	if (o->accept_new)
+		cfg->accept_new = 1;
+	if (o->jump != NULL) {
+		cfg->jump = o->jump;
+		cfg->jump_addr = NULL;
+	}
+	if (o->forks > 0)
+		cfg->forks = o->forks;
+	if (o->timeout > 0)
+		cfg->command_timeout_s = o->timeout;
+	if (o->connect_timeout > 0)
+		cfg->connect_timeout_s = o->connect_timeout;
+	if (o->sudo)
+		cfg->become = 1;
+	cfg->no_agent = o->no_agent;
+	cfg->spill_dir = o->run_dir;
+	cfg->out_max = (size_t)o->max_output;
+	/* --prefix prints as it goes: little needs keeping. */
+	if (o->prefix && o->max_output == 0)
+		cfg->out_max = 64 * 1024;
+}
+
+/*
+ * The job: --mode, --copy (a readable regular file) and stdin (read into
+ * `in`, which the caller wipes).  0, or the exit code of a usage error.
+ */
+static int
+cmd_exec_job(struct cmd_ctx *ctx, const struct exec_opts *o,
+    struct ssh_job *job, struct buf *in)
+{
+	if (o->mode != NULL) {
+		char	*end;
+		long	 m = strtol(o->mode, &end, 8);
+
+		if (*o->mode == '\0' || *end != '\0' || m < 0 || m > 07777) {
+			return cmd_usage_error(ctx, &cmd_exec_entry, "--mode "
+			    "wants an octal mode like 0755, not '%s'", o->mode);
+		}
+		job->upload_mode = (int)m;
+	}
+	if (o->copy != NULL) {
+		struct stat	 st;
+		const char	*why = NULL;
+
+		if (stat(o->copy, &st) != 0 || access(o->copy, R_OK) != 0)
+			why = strerror(errno);
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		if (why != NULL) {
+			cmd_errorf(ctx, "cannot copy '%s': %s", o->copy, why);
+			return PROV_EXIT_USAGE;
+		}
+		job->upload_src = o->copy;
+		job->upload_dst = o->dest != NULL ? o->dest : o->copy;
+	}
+	if (o->use_stdin) {
+		if (buf_read_file(in, "/dev/stdin") != 0) {
+			cmd_errorf(ctx, "read stdin: %s", strerror(errno));
+			return PROV_EXIT_USAGE;
+		}
+		job->stdin_data = in->buf;
+		job->stdin_len = in->len;
+	}
+
+	return 0;
+}
+
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -666,81 +745,21 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_errorf(ctx, "no nodes to run on");
 		goto out;
 	}
-	if (o->user != NULL)
-		cfg.user = o->user;
-	if (o->port > 0)
-		cfg.port = o->port;
-	if (o->identity != NULL)
-		cfg.identity = o->identity;
-	if (o->known_hosts != NULL)
-		cfg.known_hosts = o->known_hosts;
-	if (o->accept_new)
-		cfg.accept_new = 1;
-	if (o->jump != NULL) {
-		cfg.jump = o->jump;
-		cfg.jump_addr = NULL;
-	}
-	if (o->forks > 0)
-		cfg.forks = o->forks;
-	if (o->timeout > 0)
-		cfg.command_timeout_s = o->timeout;
-	if (o->connect_timeout > 0)
-		cfg.connect_timeout_s = o->connect_timeout;
-	if (o->sudo)
-		cfg.become = 1;
-	cfg.no_agent = o->no_agent;
+	cmd_exec_config(o, &cfg);
 	/* whole outputs go there under fixed names: ours alone, 0700 */
 	if (o->run_dir != NULL && fs_mkdirs(o->run_dir, 0700, &err) != 0) {
-		fprintf(ctx->err, "provision exec: --run-dir: %s\n", err.msg);
+		prov_err_prefix(&err, "--run-dir: ");
+		cmd_error(ctx, &err);
 		goto out;
-	}
-	cfg.spill_dir = o->run_dir;
-	cfg.out_max = (size_t)o->max_output;
-	/* --prefix prints as it goes: little needs keeping. */
-	if (o->prefix && o->max_output == 0)
-		cfg.out_max = 64 * 1024;
-	if (o->mode != NULL) {
-		char	*end;
-		long	 m = strtol(o->mode, &end, 8);
-
-		if (*o->mode == '\0' || *end != '\0' || m < 0 || m > 07777) {
-			r = cmd_usage_error(ctx, &cmd_exec_entry, "--mode wants "
-			    "an octal mode like 0755, not '%s'", o->mode);
-			goto out;
-		}
-		job.upload_mode = (int)m;
 	}
 	if (cmd_exec_passphrase(ctx, &cfg, pass_env, &pass) != 0)
 		goto out;
 
 	/* What. */
 	job.command = cmdline.len > 0 ? cmdline.buf : NULL;
-	if (o->copy != NULL) {
-		struct stat	 st;
-		const char	*why = NULL;
-
-		if (stat(o->copy, &st) != 0 || access(o->copy, R_OK) != 0)
-			why = strerror(errno);
-		else if (!S_ISREG(st.st_mode))
-			why = "not a regular file";
-		if (why != NULL) {
-			cmd_errorf(ctx, "cannot copy '%s': "
-			    "%s", o->copy, why);
-			goto out;
-		}
-		job.upload_src = o->copy;
-		job.upload_dst = o->dest != NULL ? o->dest : o->copy;
-	}
-	if (o->use_stdin) {
-		if (buf_read_file(&in, "/dev/stdin") != 0) {
-			cmd_errorf(ctx, "read stdin: %s",
-			    strerror(errno));
-			goto out;
-		}
-		job.stdin_data = in.buf;
-		job.stdin_len = in.len;
-	}
-
+	if ((r = cmd_exec_job(ctx, o, &job, &in)) != 0)
+		goto out;
+	r = PROV_EXIT_USAGE;
 	run.ctx = ctx;
 	run.n = n;
 	run.prefix = o->prefix;

@@ -788,35 +788,28 @@ pxe_late_sudo(struct buf *b, const struct pxe_ctx *c, const char *root)
 	free(line);
 }
 
+/* ipxe/MAC.ipxe: the boot script, pointing at the answer file. */
 static int
-pxe_render_node(struct pxe_ctx *c, const struct pxe_node *pn,
+pxe_render_ipxe(struct pxe_ctx *c, const struct pxe_node *pn,
     struct prov_err *err)
 {
-	struct buf	 out = BUF_INIT, ans = BUF_INIT, ansdir = BUF_INIT;
-	struct buf	 iso = BUF_INIT, dnsl = BUF_INIT, f1 = BUF_INIT;
-	struct buf	 f2 = BUF_INIT, f3 = BUF_INIT, f4 = BUF_INIT;
-	struct buf	 f5 = BUF_INIT, f6 = BUF_INIT, f7 = BUF_INIT;
-	struct buf	 f8 = BUF_INIT, f9 = BUF_INIT, rel = BUF_INIT;
-	struct strvec	 sv = STRVEC_INIT;
-	const char	*name = pn->n->name, *addr = pn->n->address;
-	int		 debian = strcmp(c->distro, "debian") == 0;
-	int		 ubuntu = strcmp(c->distro, "ubuntu") == 0;
-	int		 r = -1;
-	size_t		 i;
+	struct buf	out = BUF_INIT, ans = BUF_INIT, ansdir = BUF_INIT;
+	struct buf	iso = BUF_INIT, rel = BUF_INIT;
+	int		debian = strcmp(c->distro, "debian") == 0;
+	int		ubuntu = strcmp(c->distro, "ubuntu") == 0;
+	int		r = -1;
 
 	buf_addf(&ansdir, "%s/answers/%s/", c->base_url, pn->dash);
 	buf_addf(&ans, "%s%s", ansdir.buf, debian ? "preseed.cfg" :
 	    ubuntu ? "user-data" : "ks.cfg");
 	buf_addf(&iso, "%s/iso/%s-%s.iso", c->base_url, c->distro, c->release);
-	for (i = 0; i < c->dns.n; i++)
-		buf_addf(&dnsl, "%s%s", i ? " " : "", c->dns.v[i]);
 	{
 		const struct pxe_var	v[] = {
-			{ "NODE", name }, { "MAC", pn->mac },
+			{ "NODE", pn->n->name }, { "MAC", pn->mac },
 			{ "MAC_DASH", pn->dash }, { "RELEASE", c->release },
 			{ "BOOT_DIR", c->boot_dir }, { "BASE_URL", c->base_url },
-			{ "ADDRESS", addr }, { "NETMASK", pn->netmask },
-			{ "GATEWAY", c->gateway },
+			{ "ADDRESS", pn->n->address },
+			{ "NETMASK", pn->netmask }, { "GATEWAY", c->gateway },
 			{ "NO_DEFAULT_ROUTE", c->gateway[0] ? "false" : "true" },
 			{ "DNS_FIRST", c->dns.n ? c->dns.v[0] : "" },
 			{ "DOMAIN", c->domain }, { "ANSWER_URL", ans.buf },
@@ -831,174 +824,173 @@ pxe_render_node(struct pxe_ctx *c, const struct pxe_node *pn,
 	buf_addf(&rel, "ipxe/%s.ipxe", pn->dash);
 	if (pxe_write(c, rel.buf, &out, err) != 0)
 		goto out;
-	buf_reset(&out);
-	buf_reset(&rel);
-
-	if (debian) {
-		/* f1: accounts, f2: late_command */
-		if (strcmp(c->user, "root") == 0)
-			buf_adds(&f1, "d-i passwd/root-login boolean true\n"
-			    "d-i passwd/make-user boolean false\n"
-			    "d-i passwd/root-password-crypted password !");
-		else
-			buf_addf(&f1, "d-i passwd/root-login boolean false\n"
-			    "d-i passwd/make-user boolean true\n"
-			    "d-i passwd/user-fullname string provision\n"
-			    "d-i passwd/username string %s\n"
-			    "d-i passwd/user-password-crypted password !",
-			    c->user);
-		pxe_late_key(&f2, c, 1);
-		if (strcmp(c->user, "root") != 0) {
-			buf_adds(&f2, " && ");
-			pxe_late_sudo(&f2, c, "/target");
-		}
-		{
-			const struct pxe_var	v[] = {
-				{ "NODE", name }, { "MAC", pn->mac },
-				{ "RELEASE", c->release }, { "ADDRESS", addr },
-				{ "NETMASK", pn->netmask },
-				{ "GATEWAY", c->gateway },
-				{ "NO_DEFAULT_ROUTE",
-				  c->gateway[0] ? "false" : "true" },
-				{ "DNS", dnsl.buf }, { "DOMAIN", c->domain },
-				{ "MIRROR_PROTO", c->mirror_proto },
-				{ "MIRROR_HOST", c->mirror_host },
-				{ "MIRROR_DIR", c->mirror_dir },
-				{ "USER_SETUP", f1.buf },
-				{ "LATE_COMMAND", f2.buf },
-			};
-
-			if (pxe_subst(&out, c->t_answer.buf,
-			    "debian-preseed.cfg", v, ARRAY_SIZE(v), err) != 0)
-				goto out;
-		}
-		buf_addf(&rel, "answers/%s/preseed.cfg", pn->dash);
-		if (pxe_write(c, rel.buf, &out, err) != 0)
-			goto out;
-	} else if (ubuntu) {
-		/* Every value a quoted YAML scalar or a list of them. */
-		pxe_yaml_str(&f1, name);
-		pxe_yaml_str(&f2, strcmp(c->user, "root") == 0 ? "provision" :
-		    c->user);
-		pxe_yaml_str(&f3, c->pubkey);
-		pxe_yaml_str(&f4, pn->mac);
-		buf_addf(&rel, "%s/%d", addr, pn->prefix);
-		pxe_yaml_str(&f5, rel.buf);
-		buf_reset(&rel);
-		if (c->gateway[0] != '\0') {
-			buf_adds(&f6, "[{to: default, via: ");
-			pxe_yaml_str(&f6, c->gateway);
-			buf_adds(&f6, "}]");
-		} else
-			buf_adds(&f6, "[]");
-		pxe_yaml_list(&f7, &c->dns);
-		if (c->domain[0] != '\0')
-			strvec_push(&sv, c->domain);
-		pxe_yaml_list(&f8, &sv);
-		/*
-		 * late-commands, a block list indented by pxe_subst: root's
-		 * key, or sudo for the SSH user (who is the identity user
-		 * and gets the key from ssh.authorized-keys).
-		 */
-		if (strcmp(c->user, "root") == 0)
-			pxe_late_key(&rel, c, 0);
-		else
-			pxe_late_sudo(&rel, c, "/target");
-		buf_adds(&f9, "- ");
-		pxe_yaml_str(&f9, rel.buf);
-		buf_reset(&rel);
-		{
-			struct buf	mirror = BUF_INIT, iid = BUF_INIT;
-			int		rr;
-
-			pxe_yaml_str(&mirror, c->mirror);
-			buf_addf(&rel, "provision-%s", pn->dash);
-			pxe_yaml_str(&iid, rel.buf);
-			buf_reset(&rel);
-			{
-				const struct pxe_var	v[] = {
-					{ "NODE", f1.buf },
-					{ "ADMIN_USER", f2.buf },
-					{ "SSH_KEY", f3.buf },
-					{ "MAC", f4.buf },
-					{ "ADDRESS_CIDR", f5.buf },
-					{ "ROUTES", f6.buf },
-					{ "DNS_LIST", f7.buf },
-					{ "SEARCH", f8.buf },
-					{ "MIRROR", mirror.buf },
-					{ "LATE_COMMANDS", f9.buf },
-					{ "INSTANCE_ID", iid.buf },
-				};
-
-				rr = pxe_subst(&out, c->t_answer.buf,
-				    "ubuntu-user-data", v, ARRAY_SIZE(v), err);
-				if (rr == 0) {
-					buf_addf(&rel, "answers/%s/user-data",
-					    pn->dash);
-					rr = pxe_write(c, rel.buf, &out, err);
-					buf_reset(&rel);
-					buf_reset(&out);
-				}
-				if (rr == 0)
-					rr = pxe_subst(&out, c->t_answer2.buf,
-					    "ubuntu-meta-data", v,
-					    ARRAY_SIZE(v), err);
-				if (rr == 0) {
-					buf_addf(&rel, "answers/%s/meta-data",
-					    pn->dash);
-					rr = pxe_write(c, rel.buf, &out, err);
-				}
-			}
-			buf_release(&mirror);
-			buf_release(&iid);
-			if (rr != 0)
-				goto out;
-		}
-	} else {
-		if (c->gateway[0] != '\0')
-			buf_addf(&f1, "--gateway=%s", c->gateway);
-		if (c->dns.n > 0) {
-			buf_adds(&f2, "--nameserver=");
-			for (i = 0; i < c->dns.n; i++)
-				buf_addf(&f2, "%s%s", i ? "," : "",
-				    c->dns.v[i]);
-		}
-		buf_adds(&f3, name);
-		if (c->domain[0] != '\0')
-			buf_addf(&f3, ".%s", c->domain);
-		if (strcmp(c->user, "root") != 0) {
-			buf_addf(&f4, "user --name=%s --groups=wheel --lock",
-			    c->user);
-			pxe_late_sudo(&f5, c, "");
-		}
-		pxe_ks_str(&f6, c->pubkey);
-		{
-			const struct pxe_var	v[] = {
-				{ "NODE", name }, { "MAC", pn->mac },
-				{ "RELEASE", c->release },
-				{ "MIRROR", c->mirror }, { "ADDRESS", addr },
-				{ "NETMASK", pn->netmask },
-				{ "KS_GATEWAY", f1.buf }, { "KS_DNS", f2.buf },
-				{ "FQDN", f3.buf }, { "KS_USER", f4.buf },
-				{ "KS_POST", f5.buf },
-				{ "SSH_USER", c->user }, { "SSH_KEY", f6.buf },
-			};
-
-			if (pxe_subst(&out, c->t_answer.buf, "rocky-ks.cfg", v,
-			    ARRAY_SIZE(v), err) != 0)
-				goto out;
-		}
-		buf_addf(&rel, "answers/%s/ks.cfg", pn->dash);
-		if (pxe_write(c, rel.buf, &out, err) != 0)
-			goto out;
-	}
 	r = 0;
 out:
 	buf_release(&out);
 	buf_release(&ans);
 	buf_release(&ansdir);
 	buf_release(&iso);
+	buf_release(&rel);
+	return r;
+}
+
+/* answers/MAC/preseed.cfg: f1 the accounts, f2 late_command. */
+static int
+pxe_render_debian(struct pxe_ctx *c, const struct pxe_node *pn,
+    struct prov_err *err)
+{
+	struct buf	 out = BUF_INIT, rel = BUF_INIT, dnsl = BUF_INIT;
+	struct buf	 f1 = BUF_INIT, f2 = BUF_INIT;
+	const char	*name = pn->n->name, *addr = pn->n->address;
+	size_t		 i;
+	int		 r = -1;
+
+	for (i = 0; i < c->dns.n; i++)
+		buf_addf(&dnsl, "%s%s", i ? " " : "", c->dns.v[i]);
+	if (strcmp(c->user, "root") == 0)
+		buf_adds(&f1, "d-i passwd/root-login boolean true\n"
+		    "d-i passwd/make-user boolean false\n"
+		    "d-i passwd/root-password-crypted password !");
+	else
+		buf_addf(&f1, "d-i passwd/root-login boolean false\n"
+		    "d-i passwd/make-user boolean true\n"
+		    "d-i passwd/user-fullname string provision\n"
+		    "d-i passwd/username string %s\n"
+		    "d-i passwd/user-password-crypted password !",
+		    c->user);
+	pxe_late_key(&f2, c, 1);
+	if (strcmp(c->user, "root") != 0) {
+		buf_adds(&f2, " && ");
+		pxe_late_sudo(&f2, c, "/target");
+	}
+	{
+		const struct pxe_var	v[] = {
+			{ "NODE", name }, { "MAC", pn->mac },
+			{ "RELEASE", c->release }, { "ADDRESS", addr },
+			{ "NETMASK", pn->netmask },
+			{ "GATEWAY", c->gateway },
+			{ "NO_DEFAULT_ROUTE",
+			  c->gateway[0] ? "false" : "true" },
+			{ "DNS", dnsl.buf }, { "DOMAIN", c->domain },
+			{ "MIRROR_PROTO", c->mirror_proto },
+			{ "MIRROR_HOST", c->mirror_host },
+			{ "MIRROR_DIR", c->mirror_dir },
+			{ "USER_SETUP", f1.buf },
+			{ "LATE_COMMAND", f2.buf },
+		};
+
+		if (pxe_subst(&out, c->t_answer.buf,
+		    "debian-preseed.cfg", v, ARRAY_SIZE(v), err) != 0)
+			goto out;
+	}
+	buf_addf(&rel, "answers/%s/preseed.cfg", pn->dash);
+	if (pxe_write(c, rel.buf, &out, err) != 0)
+		goto out;
+	r = 0;
+out:
+	buf_release(&out);
+	buf_release(&rel);
 	buf_release(&dnsl);
+	buf_release(&f1);
+	buf_release(&f2);
+	return r;
+}
+
+/* answers/MAC/user-data and meta-data (autoinstall). */
+static int
+pxe_render_ubuntu(struct pxe_ctx *c, const struct pxe_node *pn,
+    struct prov_err *err)
+{
+	struct buf	 out = BUF_INIT, rel = BUF_INIT, f1 = BUF_INIT;
+	struct buf	 f2 = BUF_INIT, f3 = BUF_INIT, f4 = BUF_INIT;
+	struct buf	 f5 = BUF_INIT, f6 = BUF_INIT, f7 = BUF_INIT;
+	struct buf	 f8 = BUF_INIT, f9 = BUF_INIT;
+	struct strvec	 sv = STRVEC_INIT;
+	const char	*name = pn->n->name, *addr = pn->n->address;
+	int		 r = -1;
+
+	/* Every value a quoted YAML scalar or a list of them. */
+	pxe_yaml_str(&f1, name);
+	pxe_yaml_str(&f2, strcmp(c->user, "root") == 0 ? "provision" :
+	    c->user);
+	pxe_yaml_str(&f3, c->pubkey);
+	pxe_yaml_str(&f4, pn->mac);
+	buf_addf(&rel, "%s/%d", addr, pn->prefix);
+	pxe_yaml_str(&f5, rel.buf);
+	buf_reset(&rel);
+	if (c->gateway[0] != '\0') {
+		buf_adds(&f6, "[{to: default, via: ");
+		pxe_yaml_str(&f6, c->gateway);
+		buf_adds(&f6, "}]");
+	} else
+		buf_adds(&f6, "[]");
+	pxe_yaml_list(&f7, &c->dns);
+	if (c->domain[0] != '\0')
+		strvec_push(&sv, c->domain);
+	pxe_yaml_list(&f8, &sv);
+	/*
+	 * late-commands, a block list indented by pxe_subst: root's
+	 * key, or sudo for the SSH user (who is the identity user
+	 * and gets the key from ssh.authorized-keys).
+	 */
+	if (strcmp(c->user, "root") == 0)
+		pxe_late_key(&rel, c, 0);
+	else
+		pxe_late_sudo(&rel, c, "/target");
+	buf_adds(&f9, "- ");
+	pxe_yaml_str(&f9, rel.buf);
+	buf_reset(&rel);
+	{
+		struct buf	mirror = BUF_INIT, iid = BUF_INIT;
+		int		rr;
+
+		pxe_yaml_str(&mirror, c->mirror);
+		buf_addf(&rel, "provision-%s", pn->dash);
+		pxe_yaml_str(&iid, rel.buf);
+		buf_reset(&rel);
+		{
+			const struct pxe_var	v[] = {
+				{ "NODE", f1.buf },
+				{ "ADMIN_USER", f2.buf },
+				{ "SSH_KEY", f3.buf },
+				{ "MAC", f4.buf },
+				{ "ADDRESS_CIDR", f5.buf },
+				{ "ROUTES", f6.buf },
+				{ "DNS_LIST", f7.buf },
+				{ "SEARCH", f8.buf },
+				{ "MIRROR", mirror.buf },
+				{ "LATE_COMMANDS", f9.buf },
+				{ "INSTANCE_ID", iid.buf },
+			};
+
+			rr = pxe_subst(&out, c->t_answer.buf,
+			    "ubuntu-user-data", v, ARRAY_SIZE(v), err);
+			if (rr == 0) {
+				buf_addf(&rel, "answers/%s/user-data",
+				    pn->dash);
+				rr = pxe_write(c, rel.buf, &out, err);
+				buf_reset(&rel);
+				buf_reset(&out);
+			}
+			if (rr == 0)
+				rr = pxe_subst(&out, c->t_answer2.buf,
+				    "ubuntu-meta-data", v,
+				    ARRAY_SIZE(v), err);
+			if (rr == 0) {
+				buf_addf(&rel, "answers/%s/meta-data",
+				    pn->dash);
+				rr = pxe_write(c, rel.buf, &out, err);
+			}
+		}
+		buf_release(&mirror);
+		buf_release(&iid);
+		if (rr != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	buf_release(&out);
+	buf_release(&rel);
 	buf_release(&f1);
 	buf_release(&f2);
 	buf_release(&f3);
@@ -1008,9 +1000,83 @@ out:
 	buf_release(&f7);
 	buf_release(&f8);
 	buf_release(&f9);
-	buf_release(&rel);
 	strvec_clear(&sv);
 	return r;
+}
+
+/* answers/MAC/ks.cfg (kickstart). */
+static int
+pxe_render_rocky(struct pxe_ctx *c, const struct pxe_node *pn,
+    struct prov_err *err)
+{
+	struct buf	 out = BUF_INIT, rel = BUF_INIT, f1 = BUF_INIT;
+	struct buf	 f2 = BUF_INIT, f3 = BUF_INIT, f4 = BUF_INIT;
+	struct buf	 f5 = BUF_INIT, f6 = BUF_INIT;
+	const char	*name = pn->n->name, *addr = pn->n->address;
+	size_t		 i;
+	int		 r = -1;
+
+	if (c->gateway[0] != '\0')
+		buf_addf(&f1, "--gateway=%s", c->gateway);
+	if (c->dns.n > 0) {
+		buf_adds(&f2, "--nameserver=");
+		for (i = 0; i < c->dns.n; i++)
+			buf_addf(&f2, "%s%s", i ? "," : "",
+			    c->dns.v[i]);
+	}
+	buf_adds(&f3, name);
+	if (c->domain[0] != '\0')
+		buf_addf(&f3, ".%s", c->domain);
+	if (strcmp(c->user, "root") != 0) {
+		buf_addf(&f4, "user --name=%s --groups=wheel --lock",
+		    c->user);
+		pxe_late_sudo(&f5, c, "");
+	}
+	pxe_ks_str(&f6, c->pubkey);
+	{
+		const struct pxe_var	v[] = {
+			{ "NODE", name }, { "MAC", pn->mac },
+			{ "RELEASE", c->release },
+			{ "MIRROR", c->mirror }, { "ADDRESS", addr },
+			{ "NETMASK", pn->netmask },
+			{ "KS_GATEWAY", f1.buf }, { "KS_DNS", f2.buf },
+			{ "FQDN", f3.buf }, { "KS_USER", f4.buf },
+			{ "KS_POST", f5.buf },
+			{ "SSH_USER", c->user }, { "SSH_KEY", f6.buf },
+		};
+
+		if (pxe_subst(&out, c->t_answer.buf, "rocky-ks.cfg", v,
+		    ARRAY_SIZE(v), err) != 0)
+			goto out;
+	}
+	buf_addf(&rel, "answers/%s/ks.cfg", pn->dash);
+	if (pxe_write(c, rel.buf, &out, err) != 0)
+		goto out;
+	r = 0;
+out:
+	buf_release(&out);
+	buf_release(&rel);
+	buf_release(&f1);
+	buf_release(&f2);
+	buf_release(&f3);
+	buf_release(&f4);
+	buf_release(&f5);
+	buf_release(&f6);
+	return r;
+}
+
+/* One node's boot script and answer files. */
+static int
+pxe_render_node(struct pxe_ctx *c, const struct pxe_node *pn,
+    struct prov_err *err)
+{
+	if (pxe_render_ipxe(c, pn, err) != 0)
+		return -1;
+	if (strcmp(c->distro, "debian") == 0)
+		return pxe_render_debian(c, pn, err);
+	if (strcmp(c->distro, "ubuntu") == 0)
+		return pxe_render_ubuntu(c, pn, err);
+	return pxe_render_rocky(c, pn, err);
 }
 
 /* dnsmasq.conf: one dhcp-range per network that holds a rendered node. */
