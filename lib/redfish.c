@@ -2163,6 +2163,11 @@ rf_login_body(struct buf *body, const struct redfish_bmc *b)
 	json_end(&jw);
 }
 
+/*
+ * One step of a BMC's dialogue: a switch over its phases, each issuing
+ * the next request (its handler sets the phase after).  Long because the
+ * dialogue is long; every case is a few lines and reads in order.
+ */
 static void
 rf_step(struct rf_job *j)
 {

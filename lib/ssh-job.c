@@ -120,7 +120,9 @@ ssh_conn_ch_lost(struct ssh_conn *c, const char *what)
 
 /*
  * Step the channel machine.  1 when it changed state or finished (cs ==
- * CH_DONE, ch_error set on failure), 0 to wait.
+ * CH_DONE, ch_error set on failure), 0 to wait.  One switch over the
+ * channel's states (open, exec, I/O, close), each short: the whole
+ * machine reads at once, as ssh_conn_step()'s does.
  */
 static int
 ssh_conn_ch_step(struct ssh_conn *c)

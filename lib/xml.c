@@ -165,7 +165,11 @@ xml_misc(struct xml_reader *rd)
 	}
 }
 
-/* One element at rd->p ('<'); depth bounds recursion. */
+/*
+ * One element at rd->p ('<'); depth bounds recursion.  Attributes, then
+ * content up to the matching end tag, in one function: the element being
+ * built is all the state there is.
+ */
 static int
 xml_elem(struct xml_reader *rd, struct xml_node **out, int depth)
 {

@@ -548,7 +548,11 @@ yml_load_fp(struct yml_doc *doc, const char *file, FILE *fp,
 	return yml_parse(doc, file, &parser, NULL, 0, fp, errs);
 }
 
-/* Consumes and deletes the parser; data or fp is its input, for locations. */
+/*
+ * Consumes and deletes the parser; data or fp is its input, for locations.
+ * Long on purpose: one loop over libyaml's events, each case a few lines
+ * that share the frame stack; split, they would pass it all around.
+ */
 static int
 yml_parse(struct yml_doc *doc, const char *file, yaml_parser_t *pp,
     const char *data, size_t len, FILE *fp, struct prov_errs *errs)
