@@ -58,7 +58,10 @@ endif
 LIB_SRCS  = $(sort $(wildcard lib/*.c))
 CMD_SRCS  = $(sort $(wildcard cmd/*.c))
 TEST_SRCS = $(sort $(wildcard tests/unit/test_*.c))
-LIB_OBJS  = $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# Shell that runs on nodes lives in templates/remote/; scripts/embed-sh
+# compiles it in (lib/remote.h), so the binary stays one file.
+REMOTE_SH = $(sort $(wildcard templates/remote/*.sh))
+LIB_OBJS  = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/remote.o
 CMD_OBJS  = $(CMD_SRCS:%.c=$(BUILD)/%.o)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BIN	  = $(BUILD)/provision
@@ -89,6 +92,13 @@ $(BIN): $(CMD_OBJS) $(BUILD)/libprov.a
 
 $(BUILD)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
 	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/remote.c: $(REMOTE_SH) scripts/embed-sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-sh $(REMOTE_SH) >$@.tmp && mv -f $@.tmp $@
+
+$(BUILD)/gen/remote.o: $(BUILD)/gen/remote.c lib/remote.h
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The compiled-in data dir follows PREFIX: lib/fs.o is rebuilt when it changes.
@@ -206,7 +216,14 @@ build-fuzz/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build-fuzz/libprov.a: $(LIB_SRCS:%.c=build-fuzz/%.o)
+build-fuzz/gen/remote.c: $(REMOTE_SH) scripts/embed-sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-sh $(REMOTE_SH) >$@.tmp && mv -f $@.tmp $@
+
+build-fuzz/gen/remote.o: build-fuzz/gen/remote.c lib/remote.h
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/libprov.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/gen/remote.o
 	@rm -f $@
 	ar rcs $@ $^
 

@@ -16,7 +16,6 @@ double	facts_dbl(const char *s);
 long	facts_hex(const char *s);
 void	facts_lower(char *s);
 int	facts_blank(const char *s);
-void	facts_lines(struct strvec *lines, const char *text);
 int	facts_parse_err(struct prov_err *err, const char *what, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 struct facts_gpu	*facts_gpu_get(struct facts *f, const char *bus_id,

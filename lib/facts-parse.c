@@ -61,7 +61,7 @@ facts_parse_os_release(struct facts *f, const char *text,
 	size_t		i, n = 0;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]), *k, *v, *p;
 
@@ -107,7 +107,7 @@ facts_parse_meminfo(struct facts *f, const char *text, struct prov_err *err)
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*k, *v;
 		long	 kb;
@@ -153,7 +153,7 @@ facts_parse_cpuinfo(struct facts *f, const char *text, struct prov_err *err)
 	char		*model = NULL;
 	int		 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*k, *v;
 
@@ -207,7 +207,7 @@ facts_parse_lscpu(struct facts *f, const char *text, struct prov_err *err)
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*k, *v;
 
@@ -291,7 +291,7 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 	size_t			 i, ndev = 0;
 	int			 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = lines.v[i], *k, *v, *name;
 		long	 id;
@@ -415,7 +415,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 	size_t			 i, ndev = 0;
 	int			 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = lines.v[i], slot[32], *cls, *desc, *k, *v;
 		char	*lb;
@@ -517,7 +517,7 @@ facts_parse_pci_sysfs(struct facts *f, const char *text,
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct facts_pci	*d;
 		long			 v;
@@ -566,7 +566,7 @@ facts_parse_pci_drivers(struct facts *f, const char *text,
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct facts_pci	*d;
 		char			*k, *v;
@@ -661,7 +661,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 	long		 ibus, iidx;
 	int		 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	if (fields != NULL)
 		facts_csv_split(&hdr, fields);
 	else {
@@ -730,7 +730,7 @@ facts_parse_nvsmi_list(struct facts *f, const char *text,
 	size_t			 i;
 	int			 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]), *colon, *u;
 		long	 idx;
@@ -880,7 +880,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 	size_t		 i, heads = 0;
 	int		 r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]), *k, *v, *q, *e;
 
@@ -949,7 +949,7 @@ facts_parse_net(struct facts *f, const char *text, struct prov_err *err)
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct facts_nic	*n;
 		char			 slot[32];
@@ -988,7 +988,7 @@ facts_parse_block(struct facts *f, const char *text, struct prov_err *err)
 	size_t		i;
 	int		r = -1;
 
-	facts_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct facts_disk	*d;
 		long			 sectors;

@@ -200,19 +200,6 @@ facts_blank(const char *s)
 	return s[strspn(s, " \t\r")] == '\0';
 }
 
-/* Split text into lines (owned copies) in *lines. */
-void
-facts_lines(struct strvec *lines, const char *text)
-{
-	size_t	i, len;
-
-	strvec_split(lines, text, '\n', 0);
-	for (i = 0; i < lines->n; i++)
-		if ((len = strlen(lines->v[i])) > 0 &&
-		    lines->v[i][len - 1] == '\r')
-			lines->v[i][len - 1] = '\0';
-}
-
 int
 facts_parse_err(struct prov_err *err, const char *what, const char *fmt, ...)
 {

@@ -88,3 +88,14 @@ strvec_find(const struct strvec *sv, const char *s)
 			return (long)i;
 	return -1;
 }
+
+void
+strvec_split_lines(struct strvec *sv, const char *text)
+{
+	size_t	i, len, from = sv->n;
+
+	strvec_split(sv, text, '\n', 0);
+	for (i = from; i < sv->n; i++)
+		if ((len = strlen(sv->v[i])) > 0 && sv->v[i][len - 1] == '\r')
+			sv->v[i][len - 1] = '\0';
+}

@@ -27,6 +27,8 @@ void	strvec_pushv(struct strvec *, const struct strvec *src);
 void	strvec_clear(struct strvec *);
 /* Split `s` at every `sep`, skipping empty fields when skip_empty. */
 void	strvec_split(struct strvec *, const char *s, int sep, int skip_empty);
+/* Append the lines of text (empty ones too), a CR before a newline dropped. */
+void	strvec_split_lines(struct strvec *, const char *text);
 /* Index of `s` in v, or -1. */
 long	strvec_find(const struct strvec *, const char *s);
 

@@ -140,7 +140,7 @@ verify_nd_parse(struct verify_nd *d, const struct verify_node *n)
 	size_t			 i;
 
 	if ((s = verify_node_sec(n, "ip")) != NULL) {
-		verify_lines(&lines, s->body);
+		strvec_split_lines(&lines, s->body);
 		for (i = 0; i < lines.n; i++) {
 			struct verify_ifaddr	*a;
 			char			*slash, *at;
@@ -174,7 +174,7 @@ verify_nd_parse(struct verify_nd *d, const struct verify_node *n)
 		strvec_clear(&lines);
 	}
 	if ((s = verify_node_sec(n, "links")) != NULL) {
-		verify_lines(&lines, s->body);
+		strvec_split_lines(&lines, s->body);
 		for (i = 0; i < lines.n; i++) {
 			struct verify_link	*l;
 
@@ -743,7 +743,7 @@ verify_eval_names(struct verify_ctx *c, size_t k)
 	const char			*method = NULL;
 
 	if ((s = verify_node_sec(vn, "getent")) != NULL) {
-		verify_lines(&lines, s->body);
+		strvec_split_lines(&lines, s->body);
 		for (i = 0; i < lines.n; i++) {
 			char			*tab = strchr(lines.v[i], '\t');
 			const struct plan_node	*o;
@@ -793,7 +793,7 @@ verify_eval_names(struct verify_ctx *c, size_t k)
 	buf_reset(&bad);
 	buf_reset(&got);
 	ok = nbad = total = 0;
-	verify_lines(&lines, s->body);
+	strvec_split_lines(&lines, s->body);
 	for (i = 0; i < lines.n; i++) {
 		struct strvec	w = STRVEC_INIT;
 
@@ -934,7 +934,7 @@ verify_eval_daemons(struct verify_ctx *c, size_t k)
 
 	nd = verify_daemons(c->p, vn->pn, d);
 	if (s != NULL)
-		verify_lines(&lines, s->body);
+		strvec_split_lines(&lines, s->body);
 	for (i = 0; i < nd; i++) {
 		char	*what = xasprintf("daemon %s", d[i].label);
 		int	 done = 0;

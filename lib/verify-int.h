@@ -44,7 +44,6 @@ struct verify_ctx {
 int	verify_parse_err(struct prov_err *err, const char *what, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 long	verify_long(const char *s);
-void	verify_lines(struct strvec *lines, const char *text);
 void	verify_words(struct strvec *w, const char *s);
 char	*verify_first_line(const char *s);
 char	*verify_oneline(const char *s, size_t max);

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <sys/time.h>
 
+#include "frame.h"
 #include "plan.h"
 #include "str.h"
 #include "verify-int.h"
@@ -88,19 +89,6 @@ verify_yesno(const char *s)
 	return -1;
 }
 
-/* Split into lines (owned copies), CRs dropped. */
-void
-verify_lines(struct strvec *lines, const char *text)
-{
-	size_t	i, len;
-
-	strvec_split(lines, text, '\n', 0);
-	for (i = 0; i < lines->n; i++)
-		if ((len = strlen(lines->v[i])) > 0 &&
-		    lines->v[i][len - 1] == '\r')
-			lines->v[i][len - 1] = '\0';
-}
-
 /* Split at blanks and tabs, skipping empty fields. */
 void
 verify_words(struct strvec *w, const char *s)
@@ -142,7 +130,7 @@ verify_oneline(const char *s, size_t max)
 	struct buf	b = BUF_INIT;
 	size_t		i;
 
-	verify_lines(&lines, s != NULL ? s : "");
+	strvec_split_lines(&lines, s != NULL ? s : "");
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]);
 
@@ -404,7 +392,7 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
 		    fields);
 		goto out;
 	}
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct verify_snode	*n;
 
@@ -444,7 +432,7 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 	size_t		i, j, nodes = 0;
 	int		r = -1;
 
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		struct verify_snode	*n = NULL;
 		const char		*reason;
@@ -650,7 +638,7 @@ verify_parse_chrony(struct verify_time *t, const char *text,
 	t->source = "chrony";
 	t->synced = 0;
 	t->offset_s = -1;
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = lines.v[i], *c = strchr(l, ':'), *k, *v;
 
@@ -702,7 +690,7 @@ verify_parse_timedatectl(struct verify_time *t, const char *text,
 	t->source = "timedatectl";
 	t->synced = 0;
 	t->offset_s = -1;
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]), *v = NULL;
 
@@ -752,7 +740,7 @@ verify_parse_xid(struct verify_xid *x, const char *text)
 
 	memset(x, 0, sizeof *x);
 	x->worst = -1;
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		const char	*p = strstr(lines.v[i], "NVRM: Xid");
 		char		*end;
@@ -961,7 +949,7 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 	r->peak_busbw = -1;
 	r->wrong = -1;
 	r->sizes = 0;
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]);
 		double	 size, bw_out, bw_in, wr;
@@ -1028,7 +1016,7 @@ verify_parse_dcgmi(struct verify_dcgm *d, const char *text,
 	size_t		i, rows = 0;
 
 	d->pass = d->fail = d->warn = d->skip = 0;
-	verify_lines(&lines, text);
+	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]), *name, *res;
 
@@ -1096,16 +1084,19 @@ verify_node_sec(const struct verify_node *n, const char *name)
 	return NULL;
 }
 
+/* A section of the verify script's own ("v-NAME"); facts' are facts'. */
 static void
-verify_node_add(struct verify_node *n, const char *name, struct buf *body,
-    long rc)
+verify_node_add(void *arg, const char *name, const char *text, long rc)
 {
+	struct verify_node	*n = arg;
 	struct verify_sec	*s;
 
+	if (!str_starts(name, "v-"))
+		return;
 	ALLOC_GROW(n->secs, n->nsecs + 1, n->secs_alloc);
 	s = &n->secs[n->nsecs++];
-	s->name = xstrdup(name);
-	s->body = buf_detach(body, NULL);
+	s->name = xstrdup(name + 2);
+	s->body = xstrdup(text);
 	s->rc = rc;
 }
 
@@ -1113,46 +1104,10 @@ int
 verify_node_parse(struct verify_node *n, const char *out,
     struct prov_err *err)
 {
-	struct strvec	 lines = STRVEC_INIT;
-	struct buf	 body = BUF_INIT;
-	char		*name = NULL;
-	long		 rc = -1;
-	size_t		 i;
-	int		 r = -1;
-
 	facts_free(n->facts);
 	n->facts = facts_new();
 	if (facts_parse_script(n->facts, out, err) != 0)
-		goto out;
-	verify_lines(&lines, out);
-	for (i = 0; i <= lines.n; i++) {
-		const char	*l = i < lines.n ? lines.v[i] : NULL;
-
-		if (l != NULL && name != NULL && str_starts(l, "@@rc ")) {
-			if (str_to_long(l + 5, &rc) != 0)
-				rc = -1;
-			continue;
-		}
-		if (l != NULL && !str_starts(l, "@@facts ")) {
-			if (name != NULL) {
-				buf_adds(&body, l);
-				buf_addch(&body, '\n');
-			}
-			continue;
-		}
-		if (name != NULL)
-			verify_node_add(n, name, &body, rc);
-		free(name);
-		name = NULL;
-		buf_reset(&body);
-		rc = -1;
-		if (l != NULL && str_starts(l, "@@facts v-"))
-			name = xstrdup(l + strlen("@@facts v-"));
-	}
-	r = 0;
-out:
-	free(name);
-	buf_release(&body);
-	strvec_clear(&lines);
-	return r;
+		return -1;
+	frame_each(out, verify_node_add, n);
+	return 0;
 }

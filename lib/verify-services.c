@@ -24,7 +24,7 @@ verify_srun_result(const struct verify_sec *s, const char *name,
 	size_t		 i;
 
 	ok = xasprintf("verify-ok %s", name);
-	verify_lines(&lines, s->body);
+	strvec_split_lines(&lines, s->body);
 	for (i = 0; i < lines.n; i++) {
 		struct strvec	 f = STRVEC_INIT;
 		struct strvec	 names = STRVEC_INIT;

@@ -2,8 +2,9 @@
 # t030-templates-shellcheck: every step template, rendered by
 # scripts/render-step exactly as `provision apply` renders it, for nodes of
 # each kind (head and worker, GPU and not, each distribution, Slurm and
-# Kubernetes), passes `shellcheck -s sh` and `dash -n`; values with quotes,
-# `$(...)`, backquotes and newlines reach the script unchanged.
+# Kubernetes), and the scripts facts and verify run on a node
+# (templates/remote/), pass `shellcheck -s sh` and `dash -n`; values with
+# quotes, `$(...)`, backquotes and newlines reach the script unchanged.
 #
 #   sh tests/e2e/t030-templates-shellcheck.sh
 #
@@ -180,6 +181,19 @@ for s in $steps; do
 		grep -q "^step_check() {" "$1" && grep -q "^step_apply() {" "$1" &&
 		[ "$(tail -n 1 "$1")" = prov_run_step ]' sh "$work/$s.debian-head.sh"
 done
+
+# ------------------------------------------------------------------ remote
+
+# The scripts facts and verify run on a node (embedded in the binary at
+# build time) are shell like the steps: shellcheck and dash read them.
+for f in "$tdir"/remote/*.sh; do
+	r=remote/$(basename "$f")
+	check "$r: shellcheck -s sh" shellcheck -s sh "$f"
+	check "$r: dash -n" dash -n "$f"
+done
+# shellcheck disable=SC2016
+check "remote/verify.sh has the line the facts script is spliced at" sh -c '
+	[ "$(grep -c "^#@facts@\$" "$1")" -eq 1 ]' sh "$tdir/remote/verify.sh"
 
 # ------------------------------------------------------------------ quoting
 

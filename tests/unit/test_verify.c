@@ -733,12 +733,15 @@ START_TEST(test_script_no_partitions)
 	for (i = 0; i < 4; i++)
 		sel[i] = &p->nodes[i];
 	verify_script(&b, p, &p->nodes[0], sel, 4, &vo);
-	ck_assert_ptr_nonnull(strstr(b.buf, "if ! vjob '' 'w[1-3]' 3; then"));
+	ck_assert_ptr_nonnull(strstr(b.buf, "V_SLURM=1\n"));
+	ck_assert_ptr_nonnull(strstr(b.buf,
+	    "\tv_srun '' 'w[1-3]' 3 'w1' 'w2' 'w3'\n"));
 	ck_assert_ptr_nonnull(strstr(b.buf, "vd 'slurmctld' 'slurmctld'"));
 	buf_release(&b);
 	verify_script(&b, p, &p->nodes[2], sel, 4, &vo);
 	ck_assert_ptr_nonnull(strstr(b.buf, "vd 'slurmd' 'slurmd'"));
-	ck_assert_ptr_null(strstr(b.buf, "vjob '"));
+	/* a worker runs no Slurm job */
+	ck_assert_ptr_nonnull(strstr(b.buf, "V_SLURM=0\n"));
 	buf_release(&b);
 	prov_errs_release(&errs);
 	plan_free(p);
