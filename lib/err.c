@@ -57,6 +57,20 @@ prov_err_set(struct prov_err *e, enum prov_code code, const char *fmt, ...)
 }
 
 int
+prov_err_parse(struct prov_err *e, const char *what, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	prov_err_set(e, PROV_E_PARSE, "%s: %s", what, msg);
+	free(msg);
+	return -1;
+}
+
+int
 prov_err_setloc(struct prov_err *e, enum prov_code code,
     const struct prov_loc *loc, const char *hint, const char *fmt, ...)
 {

@@ -69,6 +69,9 @@ int	prov_err_set(struct prov_err *, enum prov_code, const char *fmt, ...)
 int	prov_err_setloc(struct prov_err *, enum prov_code,
 	    const struct prov_loc *, const char *hint, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
+/* A PROV_E_PARSE error about what was read: "lscpu: no 'CPU(s):' line". */
+int	prov_err_parse(struct prov_err *, const char *what, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 /* errno's text appended: "open 'x': No such file or directory". */
 int	prov_err_sys(struct prov_err *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -9,15 +9,11 @@
 
 #include "facts.h"
 
-void	facts_set(char **dst, const char *s);
 int	facts_kv(char *line, int sep, char **k, char **v);
 long	facts_num(const char *s);
 double	facts_dbl(const char *s);
-long	facts_hex(const char *s);
 void	facts_lower(char *s);
 int	facts_blank(const char *s);
-int	facts_parse_err(struct prov_err *err, const char *what, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
 struct facts_gpu	*facts_gpu_get(struct facts *f, const char *bus_id,
 	    long index);
 char	*facts_pci_id(const struct facts_pci *d);

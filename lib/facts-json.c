@@ -271,7 +271,7 @@ facts_jr_hex(struct facts_jr *jr, const struct yml_node *map, const char *k)
 
 	if (n == NULL)
 		return -1;
-	if ((v = facts_hex(n->u.s)) < 0 && jr->bad == NULL) {
+	if ((v = str_hex(n->u.s)) < 0 && jr->bad == NULL) {
 		jr->bad = k;
 		jr->line = n->line;
 	}

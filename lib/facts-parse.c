@@ -68,13 +68,13 @@ facts_parse_os_release(struct facts *f, const char *text,
 		if (*l == '\0' || *l == '#')
 			continue;
 		if (facts_kv(l, '=', &k, &v) != 0 || *k == '\0') {
-			facts_parse_err(err, "os-release", "line %zu is not "
+			prov_err_parse(err, "os-release", "line %zu is not "
 			    "KEY=VALUE", i + 1);
 			goto out;
 		}
 		for (p = k; *p != '\0'; p++)
 			if (!isalnum((unsigned char)*p) && *p != '_') {
-				facts_parse_err(err, "os-release", "bad key "
+				prov_err_parse(err, "os-release", "bad key "
 				    "'%s' on line %zu", k, i + 1);
 				goto out;
 			}
@@ -91,7 +91,7 @@ facts_parse_os_release(struct facts *f, const char *text,
 		}
 	}
 	if (n == 0) {
-		facts_parse_err(err, "os-release", "no KEY=VALUE lines");
+		prov_err_parse(err, "os-release", "no KEY=VALUE lines");
 		goto out;
 	}
 	r = 0;
@@ -116,7 +116,7 @@ facts_parse_meminfo(struct facts *f, const char *text, struct prov_err *err)
 		    strcmp(k, "MemTotal") != 0)
 			continue;
 		if ((kb = facts_num(v)) < 0 || strstr(v, "kB") == NULL) {
-			facts_parse_err(err, "meminfo", "MemTotal is not a "
+			prov_err_parse(err, "meminfo", "MemTotal is not a "
 			    "size in kB: '%s'", v);
 			goto out;
 		}
@@ -124,7 +124,7 @@ facts_parse_meminfo(struct facts *f, const char *text, struct prov_err *err)
 		r = 0;
 		goto out;
 	}
-	facts_parse_err(err, "meminfo", "no MemTotal line");
+	prov_err_parse(err, "meminfo", "no MemTotal line");
 out:
 	strvec_clear(&lines);
 	return r;
@@ -176,7 +176,7 @@ facts_parse_cpuinfo(struct facts *f, const char *text, struct prov_err *err)
 			    phys * 65536 + facts_num(v));
 	}
 	if (nproc == 0) {
-		facts_parse_err(err, "cpuinfo", "no 'processor' entries");
+		prov_err_parse(err, "cpuinfo", "no 'processor' entries");
 		goto out;
 	}
 	f->cpu_threads = nproc;
@@ -225,7 +225,7 @@ facts_parse_lscpu(struct facts *f, const char *text, struct prov_err *err)
 			per_socket = facts_num(v);
 	}
 	if (cpus < 0) {
-		facts_parse_err(err, "lscpu", "no 'CPU(s):' line");
+		prov_err_parse(err, "lscpu", "no 'CPU(s):' line");
 		goto out;
 	}
 	f->cpu_threads = cpus;
@@ -264,7 +264,7 @@ facts_name_id(const char *v, char **name, long *id)
 	    (size_t)(v + len - 1 - lb - 1) < sizeof buf) {
 		memcpy(buf, lb + 1, (size_t)(v + len - 1 - lb - 1));
 		buf[v + len - 1 - lb - 1] = '\0';
-		if ((*id = facts_hex(buf)) >= 0)
+		if ((*id = str_hex(buf)) >= 0)
 			len = (size_t)(lb - v);
 	}
 	tmp = xstrndup(v, len);
@@ -274,9 +274,9 @@ facts_name_id(const char *v, char **name, long *id)
 	if (strcmp(n, "Device") == 0 || strcmp(n, "Class") == 0 ||
 	    strcmp(n, "Vendor") == 0 || *n == '\0' ||
 	    (str_starts(n, "Device ") && strlen(n) == 11 &&
-	    facts_hex(n + 7) >= 0)) {
+	    str_hex(n + 7) >= 0)) {
 		if (*id < 0 && str_starts(n, "Device "))
-			*id = facts_hex(n + 7);
+			*id = str_hex(n + 7);
 		free(n);
 		*name = NULL;
 	}
@@ -301,13 +301,13 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 			continue;
 		}
 		if (facts_kv(l, ':', &k, &v) != 0) {
-			facts_parse_err(err, "lspci -vmm", "line %zu is not "
+			prov_err_parse(err, "lspci -vmm", "line %zu is not "
 			    "'Tag: value'", i + 1);
 			goto out;
 		}
 		if (strcmp(k, "Slot") == 0) {
 			if ((d = facts_pci_get(f, v)) == NULL) {
-				facts_parse_err(err, "lspci -vmm", "bad slot "
+				prov_err_parse(err, "lspci -vmm", "bad slot "
 				    "'%s' on line %zu", v, i + 1);
 				goto out;
 			}
@@ -315,12 +315,12 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 			continue;
 		}
 		if (d == NULL) {
-			facts_parse_err(err, "lspci -vmm", "'%s' before "
+			prov_err_parse(err, "lspci -vmm", "'%s' before "
 			    "'Slot:' on line %zu", k, i + 1);
 			goto out;
 		}
 		if (strcmp(k, "Driver") == 0) {
-			facts_set(&d->driver, v);
+			str_set(&d->driver, v);
 			continue;
 		}
 		if (strcmp(k, "Class") != 0 && strcmp(k, "Vendor") != 0 &&
@@ -332,18 +332,18 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 			if (id >= 0)
 				d->class_id = id;
 			if (name != NULL)
-				facts_set(&d->class_name, name);
+				str_set(&d->class_name, name);
 		} else if (strcmp(k, "Vendor") == 0) {
 			if (id >= 0)
 				d->vendor_id = id;
 			if (name != NULL)
-				facts_set(&d->vendor_name, name);
+				str_set(&d->vendor_name, name);
 		} else if (strcmp(k, "Device") == 0) {
 			if (id >= 0)
 				d->device_id = id;
 			if (name != NULL) {
-				facts_set(&d->device_name, name);
-				facts_set(&d->name_source, "pci.ids");
+				str_set(&d->device_name, name);
+				str_set(&d->name_source, "pci.ids");
 			}
 		} else if (strcmp(k, "SVendor") == 0)
 			d->svendor_id = id;
@@ -352,7 +352,7 @@ facts_parse_lspci_vmm(struct facts *f, const char *text,
 		free(name);
 	}
 	if (ndev == 0 && text[strspn(text, " \t\r\n")] != '\0') {
-		facts_parse_err(err, "lspci -vmm", "no 'Slot:' records");
+		prov_err_parse(err, "lspci -vmm", "no 'Slot:' records");
 		goto out;
 	}
 	r = 0;
@@ -431,7 +431,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 			ndev++;
 			cls = strchr(l, ' ') + 1;
 			if ((desc = strstr(cls, ": ")) == NULL) {
-				facts_parse_err(err, "lspci", "no ': ' after "
+				prov_err_parse(err, "lspci", "no ': ' after "
 				    "the class on line %zu", i + 1);
 				goto out;
 			}
@@ -441,7 +441,7 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 			if (id >= 0)
 				d->class_id = id;
 			if (k != NULL)
-				facts_set(&d->class_name, k);
+				str_set(&d->class_name, k);
 			free(k);
 			facts_strip_parens(desc);
 			desc = str_trim(desc);
@@ -450,10 +450,10 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 			if (lb != NULL && strlen(lb) == 11 && lb[5] == ':' &&
 			    lb[10] == ']') {
 				lb[5] = lb[10] = '\0';
-				if (facts_hex(lb + 1) >= 0 &&
-				    facts_hex(lb + 6) >= 0) {
-					d->vendor_id = facts_hex(lb + 1);
-					d->device_id = facts_hex(lb + 6);
+				if (str_hex(lb + 1) >= 0 &&
+				    str_hex(lb + 6) >= 0) {
+					d->vendor_id = str_hex(lb + 1);
+					d->device_id = str_hex(lb + 6);
 					*lb = '\0';
 					desc = str_trim(desc);
 				} else
@@ -461,21 +461,21 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 			}
 			/* "NVIDIA Corporation Device 2330": not in pci.ids */
 			if ((k = strstr(desc, " Device ")) != NULL &&
-			    strlen(k) == 12 && facts_hex(k + 8) >= 0) {
+			    strlen(k) == 12 && str_hex(k + 8) >= 0) {
 				if (d->device_id < 0)
-					d->device_id = facts_hex(k + 8);
+					d->device_id = str_hex(k + 8);
 				*k = '\0';
 				if (d->vendor_name == NULL)
-					facts_set(&d->vendor_name, desc);
+					str_set(&d->vendor_name, desc);
 			} else if (*desc != '\0' && d->device_name == NULL) {
-				facts_set(&d->device_name, desc);
-				facts_set(&d->name_source, "pci.ids");
+				str_set(&d->device_name, desc);
+				str_set(&d->name_source, "pci.ids");
 			}
 			continue;
 		}
 		if (d == NULL) {
 			if (!isspace((unsigned char)lines.v[i][0])) {
-				facts_parse_err(err, "lspci", "line %zu is "
+				prov_err_parse(err, "lspci", "line %zu is "
 				    "not a device", i + 1);
 				goto out;
 			}
@@ -488,10 +488,10 @@ facts_parse_lspci(struct facts *f, const char *text, struct prov_err *err)
 		else if (strcmp(k, "LnkSta") == 0)
 			facts_lnk(v, &d->link.speed, &d->link.width);
 		else if (strcmp(k, "Kernel driver in use") == 0)
-			facts_set(&d->driver, v);
+			str_set(&d->driver, v);
 	}
 	if (ndev == 0 && strspn(text, " \t\r\n") != strlen(text)) {
-		facts_parse_err(err, "lspci", "no device lines");
+		prov_err_parse(err, "lspci", "no device lines");
 		goto out;
 	}
 	r = 0;
@@ -528,16 +528,16 @@ facts_parse_pci_sysfs(struct facts *f, const char *text,
 		strvec_split(&fl, lines.v[i], '\t', 0);
 		if ((fl.n != 8 && fl.n != 9) ||
 		    (d = facts_pci_get(f, fl.v[0])) == NULL) {
-			facts_parse_err(err, "pci sysfs", "line %zu is not "
+			prov_err_parse(err, "pci sysfs", "line %zu is not "
 			    "SLOT CLASS VENDOR DEVICE SPEED MAXSPEED WIDTH "
 			    "MAXWIDTH [DRIVER]", i + 1);
 			goto out;
 		}
-		if ((v = facts_hex(fl.v[1])) >= 0)
+		if ((v = str_hex(fl.v[1])) >= 0)
 			d->class_id = v >> 8;
-		if ((v = facts_hex(fl.v[2])) >= 0)
+		if ((v = str_hex(fl.v[2])) >= 0)
 			d->vendor_id = v;
-		if ((v = facts_hex(fl.v[3])) >= 0)
+		if ((v = str_hex(fl.v[3])) >= 0)
 			d->device_id = v;
 		if (*fl.v[4] != '\0')
 			d->link.speed = facts_sysfs_speed(fl.v[4]);
@@ -548,7 +548,7 @@ facts_parse_pci_sysfs(struct facts *f, const char *text,
 		if (*fl.v[7] != '\0')
 			d->link.max_width = facts_num(fl.v[7]);
 		if (fl.n == 9 && *fl.v[8] != '\0')
-			facts_set(&d->driver, fl.v[8]);
+			str_set(&d->driver, fl.v[8]);
 	}
 	r = 0;
 out:
@@ -575,11 +575,11 @@ facts_parse_pci_drivers(struct facts *f, const char *text,
 			continue;
 		if (facts_kv(lines.v[i], '\t', &k, &v) != 0 ||
 		    (d = facts_pci_get(f, k)) == NULL) {
-			facts_parse_err(err, "pci drivers", "line %zu is not "
+			prov_err_parse(err, "pci drivers", "line %zu is not "
 			    "SLOT DRIVER", i + 1);
 			goto out;
 		}
-		facts_set(&d->driver, v);
+		str_set(&d->driver, v);
 	}
 	r = 0;
 out:
@@ -601,7 +601,7 @@ facts_nv_unknown(const char *v)
 static char *
 facts_nv_pci_id(const char *v)
 {
-	long	x = facts_hex(v);
+	long	x = str_hex(v);
 
 	if (x < 0 || x > 0xffffffffL)
 		return NULL;
@@ -615,18 +615,18 @@ facts_nv_field(struct facts_gpu *g, const char *k, const char *v)
 	if (facts_nv_unknown(v))
 		return;
 	if (strcmp(k, "name") == 0)
-		facts_set(&g->name, v);
+		str_set(&g->name, v);
 	else if (strcmp(k, "uuid") == 0)
-		facts_set(&g->uuid, v);
+		str_set(&g->uuid, v);
 	else if (strcmp(k, "pci.device_id") == 0) {
 		free(g->pci_id);
 		g->pci_id = facts_nv_pci_id(v);
 	} else if (strcmp(k, "memory.total") == 0)
 		g->memory_mib = facts_num(v);
 	else if (strcmp(k, "driver_version") == 0)
-		facts_set(&g->driver_version, v);
+		str_set(&g->driver_version, v);
 	else if (strcmp(k, "persistence_mode") == 0)
-		facts_set(&g->persistence, v);
+		str_set(&g->persistence, v);
 	else if (strcmp(k, "pcie.link.gen.current") == 0)
 		g->gen = facts_num(v);
 	else if (strcmp(k, "pcie.link.gen.max") == 0)
@@ -668,7 +668,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 		while (first < lines.n && *str_trim(lines.v[first]) == '\0')
 			first++;
 		if (first == lines.n) {
-			facts_parse_err(err, "nvidia-smi csv", "no header");
+			prov_err_parse(err, "nvidia-smi csv", "no header");
 			goto out;
 		}
 		facts_csv_split(&hdr, lines.v[first++]);
@@ -679,7 +679,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 		if (u != NULL)
 			*u = '\0';	/* "memory.total [MiB]" */
 		if (*hdr.v[j] == '\0' || strchr(hdr.v[j], ' ') != NULL) {
-			facts_parse_err(err, "nvidia-smi csv", "'%s' is not "
+			prov_err_parse(err, "nvidia-smi csv", "'%s' is not "
 			    "a field name", hdr.v[j]);
 			goto out;
 		}
@@ -696,7 +696,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 		strvec_clear(&row);
 		facts_csv_split(&row, lines.v[i]);
 		if (row.n != hdr.n) {
-			facts_parse_err(err, "nvidia-smi csv", "line %zu has "
+			prov_err_parse(err, "nvidia-smi csv", "line %zu has "
 			    "%zu fields, the header %zu", i + 1, row.n, hdr.n);
 			goto out;
 		}
@@ -709,7 +709,7 @@ facts_parse_nvsmi_csv(struct facts *f, const char *text, const char *fields,
 		g = facts_gpu_get(f, bus, index);
 		if (g->index < 0)
 			g->index = index >= 0 ? index : (long)(f->ngpus - 1);
-		facts_set(&g->source, "nvidia-smi");
+		str_set(&g->source, "nvidia-smi");
 		for (j = 0; j < hdr.n; j++)
 			facts_nv_field(g, hdr.v[j], row.v[j]);
 	}
@@ -744,12 +744,12 @@ facts_parse_nvsmi_list(struct facts *f, const char *text,
 		}
 		if (!str_starts(l, "GPU ") || (idx = facts_num(l + 4)) < 0 ||
 		    (colon = strstr(l, ": ")) == NULL) {
-			facts_parse_err(err, "nvidia-smi -L", "line %zu is not "
+			prov_err_parse(err, "nvidia-smi -L", "line %zu is not "
 			    "'GPU N: NAME (UUID: ...)'", i + 1);
 			goto out;
 		}
 		g = facts_gpu_get(f, NULL, idx);
-		facts_set(&g->source, "nvidia-smi");
+		str_set(&g->source, "nvidia-smi");
 		if (g->mig_devices < 0)
 			g->mig_devices = 0;
 		l = colon + 2;
@@ -758,11 +758,11 @@ facts_parse_nvsmi_list(struct facts *f, const char *text,
 
 			if (e != NULL) {
 				*e = '\0';
-				facts_set(&g->uuid, u + 8);
+				str_set(&g->uuid, u + 8);
 			}
 			*u = '\0';
 		}
-		facts_set(&g->name, str_trim(l));
+		str_set(&g->name, str_trim(l));
 	}
 	r = 0;
 out:
@@ -782,7 +782,7 @@ facts_parse_nvsmi_xml(struct facts *f, const char *text,
 	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
 		goto out;
 	if (strcmp(root->name, "nvidia_smi_log") != 0) {
-		facts_parse_err(err, "nvidia-smi -q -x", "root element is "
+		prov_err_parse(err, "nvidia-smi -q -x", "root element is "
 		    "'%s', not 'nvidia_smi_log'", root->name);
 		goto out;
 	}
@@ -800,7 +800,7 @@ facts_parse_nvsmi_xml(struct facts *f, const char *text,
 		if (g->index < 0)
 			g->index = index;
 		index++;
-		facts_set(&g->source, "nvidia-smi");
+		str_set(&g->source, "nvidia-smi");
 		if (drv != NULL)
 			facts_nv_field(g, "driver_version", drv);
 		if ((v = xml_path(x, "product_name")) != NULL)
@@ -890,7 +890,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 		if (str_starts(l, "CA '") &&
 		    (e = strchr(l + 4, '\'')) != NULL) {
 			*e = '\0';
-			facts_set(&ca, l + 4);
+			str_set(&ca, l + 4);
 			p = NULL;
 			heads++;
 			continue;
@@ -901,7 +901,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 		    str_starts(q, "' port ")) {
 			*q = '\0';
 			p = facts_ib_add(f, l + 19, facts_num(q + 7));
-			facts_set(&ca, NULL);
+			str_set(&ca, NULL);
 			heads++;
 			continue;
 		}
@@ -909,7 +909,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 		if (str_starts(l, "Port ") && l[strlen(l) - 1] == ':' &&
 		    facts_num(l + 5) >= 0) {
 			if (ca == NULL) {
-				facts_parse_err(err, "ibstat", "'Port' outside "
+				prov_err_parse(err, "ibstat", "'Port' outside "
 				    "a CA on line %zu", i + 1);
 				goto out;
 			}
@@ -919,19 +919,19 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 		if (facts_kv(l, ':', &k, &v) != 0 || p == NULL)
 			continue;
 		if (strcasecmp(k, "State") == 0) {
-			facts_set(&p->state, facts_ib_strip(v));
+			str_set(&p->state, facts_ib_strip(v));
 			facts_lower(p->state);
 		} else if (strcasecmp(k, "Physical state") == 0 ||
 		    strcmp(k, "phys state") == 0)
-			facts_set(&p->phys_state, facts_ib_strip(v));
+			str_set(&p->phys_state, facts_ib_strip(v));
 		else if (strcasecmp(k, "Rate") == 0)
 			p->rate_gbps = facts_dbl(v);
 		else if (strcasecmp(k, "Link layer") == 0 ||
 		    strcmp(k, "link_layer") == 0)
-			facts_set(&p->link_layer, v);
+			str_set(&p->link_layer, v);
 	}
 	if (heads == 0 && strspn(text, " \t\r\n") != strlen(text)) {
-		facts_parse_err(err, "ibstat", "no 'CA' or 'Infiniband device' "
+		prov_err_parse(err, "ibstat", "no 'CA' or 'Infiniband device' "
 		    "lines");
 		goto out;
 	}
@@ -959,7 +959,7 @@ facts_parse_net(struct facts *f, const char *text, struct prov_err *err)
 		strvec_clear(&fl);
 		strvec_split(&fl, lines.v[i], '\t', 0);
 		if (fl.n != 6 || *fl.v[0] == '\0') {
-			facts_parse_err(err, "net", "line %zu is not NAME "
+			prov_err_parse(err, "net", "line %zu is not NAME "
 			    "SPEED MTU STATE MAC DEVICE", i + 1);
 			goto out;
 		}
@@ -998,7 +998,7 @@ facts_parse_block(struct facts *f, const char *text, struct prov_err *err)
 		strvec_clear(&fl);
 		strvec_split(&fl, lines.v[i], '\t', 0);
 		if (fl.n != 4 || *fl.v[0] == '\0') {
-			facts_parse_err(err, "block", "line %zu is not NAME "
+			prov_err_parse(err, "block", "line %zu is not NAME "
 			    "SECTORS ROTATIONAL MODEL", i + 1);
 			goto out;
 		}

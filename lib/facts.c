@@ -109,16 +109,6 @@ facts_note(struct facts *f, const char *fmt, ...)
 	buf_release(&b);
 }
 
-/* Replace *dst with a copy of s (NULL allowed). */
-void
-facts_set(char **dst, const char *s)
-{
-	char	*c = s != NULL ? xstrdup(s) : NULL;
-
-	free(*dst);
-	*dst = c;
-}
-
 /* Split "key SEP value" at the first sep, both trimmed; -1 without sep. */
 int
 facts_kv(char *line, int sep, char **k, char **v)
@@ -168,24 +158,6 @@ facts_dbl(const char *s)
 	return v;
 }
 
-/* A whole hexadecimal number, "0x" optional; -1 when s is not one. */
-long
-facts_hex(const char *s)
-{
-	char	*end;
-	long	 v;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	if (!isxdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 16);
-	if (errno != 0 || *end != '\0' || v < 0)
-		return -1;
-	return v;
-}
-
 void
 facts_lower(char *s)
 {
@@ -198,20 +170,6 @@ int
 facts_blank(const char *s)
 {
 	return s[strspn(s, " \t\r")] == '\0';
-}
-
-int
-facts_parse_err(struct prov_err *err, const char *what, const char *fmt, ...)
-{
-	struct buf	b = BUF_INIT;
-	va_list		ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	prov_err_set(err, PROV_E_PARSE, "%s: %s", what, b.buf);
-	buf_release(&b);
-	return -1;
 }
 
 long
@@ -399,9 +357,9 @@ facts_finish(struct facts *f, const struct catalog *cat)
 				continue;
 			g = facts_gpu_get(f, d->slot, -1);
 			g->index = (long)f->ngpus - 1;
-			facts_set(&g->source, "pci");
+			str_set(&g->source, "pci");
 			if (d->device_name != NULL)
-				facts_set(&g->name, d->device_name);
+				str_set(&g->name, d->device_name);
 		}
 	for (i = 0; i < f->ngpus; i++) {
 		struct facts_gpu	*g = &f->gpus[i];
@@ -424,9 +382,9 @@ facts_finish(struct facts *f, const struct catalog *cat)
 			    catalog_gpu_by_pci(cat, g->pci_id);
 
 			if (cg != NULL) {
-				facts_set(&g->catalog_id, cg->m.id);
+				str_set(&g->catalog_id, cg->m.id);
 				if (g->name == NULL)
-					facts_set(&g->name, cg->m.name);
+					str_set(&g->name, cg->m.name);
 			}
 		}
 	}
@@ -441,11 +399,11 @@ facts_finish(struct facts *f, const struct catalog *cat)
 		if (d->device_name != NULL || (id = facts_pci_id(d)) == NULL)
 			continue;
 		if ((cg = catalog_gpu_by_pci(cat, id)) != NULL) {
-			facts_set(&d->device_name, cg->m.name);
-			facts_set(&d->name_source, "catalog");
+			str_set(&d->device_name, cg->m.name);
+			str_set(&d->name_source, "catalog");
 		} else if ((cn = catalog_nic_by_pci(cat, id)) != NULL) {
-			facts_set(&d->device_name, cn->m.name);
-			facts_set(&d->name_source, "catalog");
+			str_set(&d->device_name, cn->m.name);
+			str_set(&d->name_source, "catalog");
 		}
 		free(id);
 	}

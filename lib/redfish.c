@@ -389,26 +389,6 @@ redfish_inv_add_psu(struct redfish_inv *inv, const struct yml_node *psu,
 		inv->psu_watts_max = w;
 }
 
-/* "0x10DE" -> 0x10de; -1 when not a hex id. */
-static long
-redfish_hex(const char *s)
-{
-	char	*end;
-	long	 v;
-
-	if (s == NULL)
-		return -1;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	if (!isxdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 16);
-	if (errno != 0 || *end != '\0' || v < 0)
-		return -1;
-	return v;
-}
-
 /*
  * Is this PCIe function a GPU?  Display controllers (class 0x03) and
  * processing accelerators (0x12), except the BMC's own VGA (ASPEED,
@@ -418,8 +398,8 @@ static int
 redfish_fn_is_gpu(const struct yml_node *fn)
 {
 	const char	*dc = redfish_str(fn, "DeviceClass");
-	long		 vendor = redfish_hex(redfish_str(fn, "VendorId"));
-	long		 cls = redfish_hex(redfish_str(fn, "ClassCode"));
+	long		 vendor = str_hex(redfish_str(fn, "VendorId"));
+	long		 cls = str_hex(redfish_str(fn, "ClassCode"));
 	int		 display;
 
 	display = (dc != NULL && (strcmp(dc, "DisplayController") == 0 ||
@@ -446,8 +426,8 @@ redfish_inv_add_pcie(struct redfish_inv *inv, const struct yml_node *dev,
 		if (!redfish_fn_is_gpu(fns[i]))
 			continue;
 		redfish_inc(&inv->gpus_by_pcie, 1);
-		v = redfish_hex(redfish_str(fns[i], "VendorId"));
-		d = redfish_hex(redfish_str(fns[i], "DeviceId"));
+		v = str_hex(redfish_str(fns[i], "VendorId"));
+		d = str_hex(redfish_str(fns[i], "DeviceId"));
 		if (v >= 0 && d >= 0)
 			strvec_pushf(&inv->gpu_pci_ids, "%04lx:%04lx", v, d);
 		if (inv->gpu_model == NULL) {

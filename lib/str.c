@@ -73,6 +73,34 @@ str_to_long(const char *s, long *out)
 	return 0;
 }
 
+long
+str_hex(const char *s)
+{
+	char	*end;
+	long	 v;
+
+	if (s == NULL)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!isxdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 16);
+	if (errno != 0 || *end != '\0' || v < 0)
+		return -1;
+	return v;
+}
+
+void
+str_set(char **dst, const char *s)
+{
+	char	*c = s != NULL ? xstrdup(s) : NULL;
+
+	free(*dst);
+	*dst = c;
+}
+
 int
 str_to_ulong(const char *s, unsigned long *out)
 {

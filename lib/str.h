@@ -19,12 +19,17 @@ const char	*str_suggest(const char *s, const char *const *cands);
 /* Parse a whole decimal integer; -1 when s is not one or out of range. */
 int		 str_to_long(const char *s, long *out);
 int		 str_to_ulong(const char *s, unsigned long *out);
+/* A whole non-negative hexadecimal number, "0x" optional; -1 when s is
+ * not one (or NULL). */
+long		 str_hex(const char *s);
 /* Parse a whole decimal number (e.g. "2.5", "1e3"); -1 when not one. */
 int		 str_to_double(const char *s, double *out);
 /* 1 when s is a valid RFC 1123 host name label sequence (no trailing dot). */
 int		 str_is_hostname(const char *s);
 /* Trim leading and trailing blanks and line ends in place; returns the start. */
 char		*str_trim(char *s);
+/* Free *dst and set it to a copy of s (NULL stays NULL). */
+void		 str_set(char **dst, const char *s);
 /* 1 when s starts with prefix. */
 int		 str_starts(const char *s, const char *prefix);
 /* 1 when s consists only of [A-Za-z0-9._+-] and is non-empty: safe in paths and shells. */

@@ -41,8 +41,6 @@ struct verify_ctx {
 	struct verify_targets		 tg;
 };
 
-int	verify_parse_err(struct prov_err *err, const char *what, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
 long	verify_long(const char *s);
 void	verify_words(struct strvec *w, const char *s);
 char	*verify_first_line(const char *s);

@@ -37,30 +37,6 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers */
 
-int
-verify_parse_err(struct prov_err *err, const char *what, const char *fmt,
-    ...)
-{
-	struct buf	b = BUF_INIT;
-	va_list		ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	prov_err_set(err, PROV_E_PARSE, "%s: %s", what, b.buf);
-	buf_release(&b);
-	return -1;
-}
-
-static void
-verify_set(char **dst, const char *s)
-{
-	char	*c = s != NULL ? xstrdup(s) : NULL;
-
-	free(*dst);
-	*dst = c;
-}
-
 /* A whole non-negative decimal integer, or -1 ("N/A", "", "12 C"). */
 long
 verify_long(const char *s)
@@ -228,13 +204,13 @@ verify_nv_leaf(struct verify_gpu *g, const char *rest, const char *text)
 
 	if (strcmp(rest, "pci/pci_bus_id") == 0) {
 		if (facts_slot_norm(norm, sizeof norm, text) == 0)
-			verify_set(&g->bus_id, norm);
+			str_set(&g->bus_id, norm);
 	} else if (strcmp(rest, "product_name") == 0)
-		verify_set(&g->name, text);
+		str_set(&g->name, text);
 	else if (strcmp(rest, "persistence_mode") == 0)
-		verify_set(&g->persistence, text);
+		str_set(&g->persistence, text);
 	else if (strcmp(rest, "ecc_mode/current_ecc") == 0)
-		verify_set(&g->ecc_mode, strcmp(text, "N/A") == 0 ? NULL :
+		str_set(&g->ecc_mode, strcmp(text, "N/A") == 0 ? NULL :
 		    text);
 	else if (str_starts(rest, "ecc_errors/"))
 		verify_nv_ecc(g, rest + strlen("ecc_errors/"), text);
@@ -291,12 +267,12 @@ verify_parse_nvsmi_xml(struct verify_nvsmi *nv, const char *text,
 	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
 		goto out;
 	if (strcmp(root->name, "nvidia_smi_log") != 0) {
-		verify_parse_err(err, "nvidia-smi -q -x", "the root element "
+		prov_err_parse(err, "nvidia-smi -q -x", "the root element "
 		    "is not 'nvidia_smi_log'");
 		goto out;
 	}
 	if ((v = xml_path(root, "driver_version")) != NULL)
-		verify_set(&nv->driver_version, v);
+		str_set(&nv->driver_version, v);
 	if ((v = xml_path(root, "attached_gpus")) != NULL)
 		nv->attached = verify_long(v);
 	for (x = root->child; x != NULL; x = x->next) {
@@ -388,7 +364,7 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
 	istate = strvec_find(&fl, "state");
 	igres = strvec_find(&fl, "gres");
 	if (inode < 0) {
-		verify_parse_err(err, "sinfo", "no 'node' column in '%s'",
+		prov_err_parse(err, "sinfo", "no 'node' column in '%s'",
 		    fields);
 		goto out;
 	}
@@ -401,12 +377,12 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
 		if (w.n == 0)
 			continue;
 		if (w.n < fl.n) {
-			verify_parse_err(err, "sinfo", "line %zu has %zu "
+			prov_err_parse(err, "sinfo", "line %zu has %zu "
 			    "columns, not %zu", i + 1, w.n, fl.n);
 			goto out;
 		}
 		if (!str_is_hostname(w.v[inode])) {
-			verify_parse_err(err, "sinfo", "'%s' on line %zu is "
+			prov_err_parse(err, "sinfo", "'%s' on line %zu is "
 			    "not a node name", w.v[inode], i + 1);
 			goto out;
 		}
@@ -441,7 +417,7 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 		if (*l == '\0')
 			continue;
 		if (!str_starts(l, "NodeName=")) {
-			verify_parse_err(err, "scontrol show node", "line %zu "
+			prov_err_parse(err, "scontrol show node", "line %zu "
 			    "does not start with 'NodeName='", i + 1);
 			goto out;
 		}
@@ -463,7 +439,7 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 			*eq = '\0';
 			if (strcmp(w.v[j], "NodeName") == 0) {
 				if (!str_is_hostname(eq + 1)) {
-					verify_parse_err(err, "scontrol show "
+					prov_err_parse(err, "scontrol show "
 					    "node", "bad NodeName '%s' on line "
 					    "%zu", eq + 1, i + 1);
 					goto out;
@@ -473,15 +449,15 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 			} else if (n == NULL)
 				continue;
 			else if (strcmp(w.v[j], "State") == 0)
-				verify_set(&n->state, eq + 1);
+				str_set(&n->state, eq + 1);
 			else if (strcmp(w.v[j], "Gres") == 0)
-				verify_set(&n->gres, eq + 1);
+				str_set(&n->gres, eq + 1);
 		}
 		if (n != NULL && reason != NULL)
-			verify_set(&n->reason, str_trim((char *)reason + 8));
+			str_set(&n->reason, str_trim((char *)reason + 8));
 	}
 	if (nodes == 0 && strspn(text, " \t\r\n") != strlen(text)) {
-		verify_parse_err(err, "scontrol show node", "no nodes");
+		prov_err_parse(err, "scontrol show node", "no nodes");
 		goto out;
 	}
 	r = 0;
@@ -650,9 +626,9 @@ verify_parse_chrony(struct verify_time *t, const char *text,
 		if (strcmp(k, "Leap status") == 0)
 			leap = v;
 		else if (strcmp(k, "Stratum") == 0)
-			verify_set(&stratum, v);
+			str_set(&stratum, v);
 		else if (strcmp(k, "Reference ID") == 0)
-			verify_set(&ref, v);
+			str_set(&ref, v);
 		else if (strcmp(k, "System time") == 0) {
 			double	 d;
 			char	*end;
@@ -663,7 +639,7 @@ verify_parse_chrony(struct verify_time *t, const char *text,
 		}
 	}
 	if (leap == NULL) {
-		verify_parse_err(err, "chronyc tracking", "no 'Leap status' "
+		prov_err_parse(err, "chronyc tracking", "no 'Leap status' "
 		    "line");
 		goto out;
 	}
@@ -710,7 +686,7 @@ verify_parse_timedatectl(struct verify_time *t, const char *text,
 	}
 	strvec_clear(&lines);
 	if (!found)
-		return verify_parse_err(err, "timedatectl", "no "
+		return prov_err_parse(err, "timedatectl", "no "
 		    "'NTPSynchronized' or 'System clock synchronized' line");
 	return 0;
 }
@@ -810,13 +786,13 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 	    yml_map_get(doc.root, "data") : NULL;
 	if (st == NULL || strcmp(st, "success") != 0 || data == NULL ||
 	    data->kind != YML_MAP) {
-		verify_parse_err(err, "prometheus targets", "not a successful "
+		prov_err_parse(err, "prometheus targets", "not a successful "
 		    "/api/v1/targets answer (status %s)", st ? st : "missing");
 		goto out;
 	}
 	act = yml_map_get(data, "activeTargets");
 	if (act == NULL || act->kind != YML_SEQ) {
-		verify_parse_err(err, "prometheus targets", "no "
+		prov_err_parse(err, "prometheus targets", "no "
 		    "'activeTargets' list");
 		goto out;
 	}
@@ -830,11 +806,11 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 		ALLOC_GROW(t->v, t->n + 1, t->alloc);
 		x = &t->v[t->n++];
 		memset(x, 0, sizeof *x);
-		verify_set(&x->job, yml_map_str(lab, "job"));
-		verify_set(&x->node, yml_map_str(lab, "node"));
-		verify_set(&x->instance, yml_map_str(lab, "instance"));
-		verify_set(&x->health, yml_map_str(o, "health"));
-		verify_set(&x->error, yml_map_str(o, "lastError"));
+		str_set(&x->job, yml_map_str(lab, "job"));
+		str_set(&x->node, yml_map_str(lab, "node"));
+		str_set(&x->instance, yml_map_str(lab, "instance"));
+		str_set(&x->health, yml_map_str(o, "health"));
+		str_set(&x->error, yml_map_str(o, "lastError"));
 	}
 	r = 0;
 out:
@@ -871,7 +847,7 @@ verify_parse_k8s_nodes(struct verify_k8s *k, const char *json, size_t len,
 	items = doc.root != NULL && doc.root->kind == YML_MAP ?
 	    yml_map_get(doc.root, "items") : NULL;
 	if (items == NULL || items->kind != YML_SEQ) {
-		verify_parse_err(err, "kubectl get nodes", "no 'items' list");
+		prov_err_parse(err, "kubectl get nodes", "no 'items' list");
 		goto out;
 	}
 	for (i = 0; i < items->n; i++) {
@@ -903,7 +879,7 @@ verify_parse_k8s_nodes(struct verify_k8s *k, const char *json, size_t len,
 			if (ty == NULL || strcmp(ty, "Ready") != 0)
 				continue;
 			x->ready = s != NULL && strcmp(s, "True") == 0;
-			verify_set(&x->ready_reason, yml_map_str(c,
+			str_set(&x->ready_reason, yml_map_str(c,
 			    "message") != NULL ? yml_map_str(c, "message") :
 			    yml_map_str(c, "reason"));
 		}
@@ -990,7 +966,7 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 			r->wrong = (r->wrong < 0 ? 0 : r->wrong) + (long)wr;
 	}
 	if (!header || (r->sizes == 0 && r->avg_busbw < 0)) {
-		verify_parse_err(err, "all_reduce_perf", "no result table");
+		prov_err_parse(err, "all_reduce_perf", "no result table");
 		goto out;
 	}
 	rc = 0;
@@ -1046,7 +1022,7 @@ verify_parse_dcgmi(struct verify_dcgm *d, const char *text,
 	strvec_clear(&cells);
 	strvec_clear(&lines);
 	if (rows == 0)
-		return verify_parse_err(err, "dcgmi diag", "no test results");
+		return prov_err_parse(err, "dcgmi diag", "no test results");
 	return 0;
 }
 

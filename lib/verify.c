@@ -333,7 +333,7 @@ verify_from_json(struct rows *out, const char *label,
 	checks = doc.root != NULL && doc.root->kind == YML_MAP ?
 	    yml_map_get(doc.root, "checks") : NULL;
 	if (checks == NULL || checks->kind != YML_SEQ) {
-		verify_parse_err(err, label, "no 'checks' list: not the output "
+		prov_err_parse(err, label, "no 'checks' list: not the output "
 		    "of provision verify --json");
 		goto out;
 	}
@@ -347,12 +347,12 @@ verify_from_json(struct rows *out, const char *label,
 		vs = yml_map_str(c, "verdict");
 		hint = verify_json_key(c, "hint", "reason");
 		if (node == NULL || what == NULL || vs == NULL) {
-			verify_parse_err(err, label, "check %u lacks subject, "
+			prov_err_parse(err, label, "check %u lacks subject, "
 			    "check or verdict", i + 1);
 			goto out;
 		}
 		if (row_verdict_parse(vs, &v) != 0) {
-			verify_parse_err(err, label, "check %u: unknown "
+			prov_err_parse(err, label, "check %u: unknown "
 			    "verdict '%s'", i + 1, vs);
 			goto out;
 		}

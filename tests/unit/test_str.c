@@ -279,6 +279,30 @@ START_TEST(test_str_to_null)
 }
 END_TEST
 
+/* PCI ids as lspci and Redfish write them. */
+START_TEST(test_str_hex)
+{
+	char	*s = NULL;
+
+	ck_assert_int_eq(str_hex("10de"), 0x10de);
+	ck_assert_int_eq(str_hex("0x10DE"), 0x10de);
+	ck_assert_int_eq(str_hex("0X0"), 0);
+	ck_assert_int_eq(str_hex(NULL), -1);
+	ck_assert_int_eq(str_hex(""), -1);
+	ck_assert_int_eq(str_hex("0x"), -1);
+	ck_assert_int_eq(str_hex("-1"), -1);
+	ck_assert_int_eq(str_hex(" 1"), -1);
+	ck_assert_int_eq(str_hex("10de "), -1);
+	ck_assert_int_eq(str_hex("ffffffffffffffffff"), -1);
+	str_set(&s, "a");
+	ck_assert_str_eq(s, "a");
+	str_set(&s, s);	/* its own copy: copied before it is freed */
+	ck_assert_str_eq(s, "a");
+	str_set(&s, NULL);
+	ck_assert_ptr_null(s);
+}
+END_TEST
+
 /* Host names (RFC 1123 section 2.1, RFC 952 labels). */
 
 static const struct {
@@ -580,6 +604,7 @@ str_suite(void)
 	tcase_add_loop_test(tc, test_str_to_double_table, 0,
 	    (int)ARRAY_SIZE(double_cases));
 	tcase_add_test(tc, test_str_to_null);
+	tcase_add_test(tc, test_str_hex);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("hostname");
