@@ -1721,50 +1721,44 @@ check_rack_subject(const struct plan_rack *r)
 	return xasprintf("rack '%s'", r->name);
 }
 
+/* units: used of the rack's, with what was assumed. */
 static void
-check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
+check_rack_units(struct check_ctx *c, const struct plan_rack *r,
     const struct check_rack *a)
 {
-	struct row		*row;
+	struct row	*row;
+	struct buf	 note = BUF_INIT, d = BUF_INIT;
+
+	if (a->hunknown)
+		buf_addf(&note, "height of '%s' unknown: 1 U assumed (%zu)",
+		    a->hunknown_model, a->hunknown);
+	if (a->unplaced)
+		buf_addf(&note, "%s%zu without 'u': not placed",
+		    note.len ? "; " : "", a->unplaced);
+	buf_addf(&d, "%zu %s, %zu %s", a->nodes,
+	    check_plural((long)a->nodes, "node", "nodes"), a->switches,
+	    check_plural((long)a->switches, "switch", "switches"));
+	if (note.len)
+		buf_addf(&d, "; %s", note.buf);
+	row = check_row(c, note.len ? ROW_WARN : ROW_OK, "rack", "units",
+	    plan_loc(c->p, r->src, "units"));
+	row->subject = check_rack_subject(r);
+	row->measured = xasprintf("%ld of %ld U used", a->used, r->units);
+	row->limit = xasprintf("%ld U", r->units);
+	row->hint = buf_detach(&d, NULL);
+	row->value = (double)a->used;
+	row->max = (double)r->units;
+	buf_release(&note);
+}
+
+/* depth: the deepest chassis against the rack's depth_mm. */
+static void
+check_rack_depth(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a)
+{
 	const struct plan	*p = c->p;
-	double			 draw = a->nodes_w + a->switch_w;
-	struct buf		 note = BUF_INIT, d = BUF_INIT;
-	size_t			 i, j, nfeeds = 0;
-	const char		*feeds[8];
-	enum row_verdict		 sev;
+	struct row		*row;
 
-	/* units */
-	if (a->conflicts == 0) {
-		if (a->hunknown)
-			buf_addf(&note, "%sheight of '%s' unknown: 1 U assumed "
-			    "(%zu)", note.len ? "; " : "", a->hunknown_model,
-			    a->hunknown);
-		if (a->unplaced)
-			buf_addf(&note, "%s%zu without 'u': not placed",
-			    note.len ? "; " : "", a->unplaced);
-		buf_addf(&d, "%zu %s, %zu %s", a->nodes,
-		    check_plural((long)a->nodes, "node", "nodes"), a->switches,
-		    check_plural((long)a->switches, "switch", "switches"));
-		if (note.len)
-			buf_addf(&d, "; %s", note.buf);
-		row = check_row(c, note.len ? ROW_WARN : ROW_OK, "rack",
-		    "units", plan_loc(p, r->src, "units"));
-		row->subject = xasprintf("rack '%s'", r->name);
-		row->measured = xasprintf("%ld of %ld U used", a->used,
-		    r->units);
-		row->limit = xasprintf("%ld U", r->units);
-		row->hint = buf_detach(&d, NULL);
-		row->value = (double)a->used;
-		row->max = (double)r->units;
-		buf_reset(&note);
-	}
-	if (a->nodes + a->switches == 0) {
-		buf_release(&d);
-		buf_release(&note);
-		return;
-	}
-
-	/* depth */
 	if (isnan(r->depth_mm)) {
 		row = check_row(c, ROW_SKIP, "rack", "depth", plan_loc(p,
 		    r->src, NULL));
@@ -1788,7 +1782,7 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 	} else {
 		row = check_row(c, a->dunknown ? ROW_WARN : ROW_OK, "rack",
 		    "depth", plan_loc(p, r->src, "depth_mm"));
-		row->subject = xasprintf("rack '%s'", r->name);
+		row->subject = check_rack_subject(r);
 		row->measured = !isnan(a->depth) ? xasprintf("%s mm (%s)",
 		    check_num(a->depth).s, a->deepest) : xstrdup("unknown");
 		row->limit = xasprintf("%s mm", check_num(r->depth_mm).s);
@@ -1799,25 +1793,89 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 		row->value = a->depth;
 		row->max = r->depth_mm;
 	}
+}
 
-	/* what the draw figures rest on */
+/* What the draw figures rest on, for the power and heat hints. */
+static void
+check_rack_basis(struct buf *note, const struct check_rack *a)
+{
 	if (a->nohw)
-		buf_addf(&note, "%s%zu %s without hardware: 0 W counted",
-		    note.len ? "; " : "", a->nohw, check_plural((long)a->nohw,
-		    "node", "nodes"));
+		buf_addf(note, "%zu %s without hardware: 0 W counted", a->nohw,
+		    check_plural((long)a->nohw, "node", "nodes"));
 	if (a->switch_est)
-		buf_addf(&note, "%sswitch power unknown: %s W per U assumed",
-		    note.len ? "; " : "", check_num(CHECK_SWITCH_W_PER_U).s);
+		buf_addf(note, "%sswitch power unknown: %s W per U assumed",
+		    note->len ? "; " : "", check_num(CHECK_SWITCH_W_PER_U).s);
 	if (a->est && a->nodes > a->nohw)
-		buf_addf(&note, "%snode draw includes assumed figures (see the "
-		    "PSU budget rows)", note.len ? "; " : "");
-	buf_reset(&d);
+		buf_addf(note, "%snode draw includes assumed figures (see the "
+		    "PSU budget rows)", note->len ? "; " : "");
+}
+
+/* One feed's PDUs: the whole rack's draw against their capacity. */
+static void
+check_rack_feed(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a, const char *feed, int feeds,
+    const char *basis)
+{
+	const struct plan_pdu	*first = NULL;
+	struct row		*row;
+	struct buf		 h = BUF_INIT;
+	double			 draw = a->nodes_w + a->switch_w, cap = 0;
+	enum row_verdict	 sev;
+	size_t			 i, n = 0;
+	int			 same = 1;
+
+	for (i = 0; i < r->npdus; i++) {
+		const struct plan_pdu	*pd = &r->pdus[i];
+
+		if (strcmp(pd->feed, feed) != 0)
+			continue;
+		cap += pd->volts * pd->amps * (pd->phases == 3 ? sqrt(3.0) :
+		    1.0) * pd->derate;
+		if (first == NULL)
+			first = pd;
+		else if (pd->volts != first->volts ||
+		    pd->amps != first->amps || pd->phases != first->phases ||
+		    pd->derate != first->derate)
+			same = 0;
+		n++;
+	}
+	sev = check_grade(draw, cap, a->est || a->switch_est);
+	if (sev == ROW_FAIL)
+		buf_addf(&h, "%s; ", feeds > 1 ? "with A+B feeds each feed "
+		    "alone must carry the whole rack: add PDU capacity to "
+		    "this feed or move load out" :
+		    "add PDU capacity or move load out");
+	buf_adds(&h, basis);
+	row = check_row(c, sev, "rack", "power", plan_loc(c->p, r->src,
+	    "pdus"));
+	row->subject = xasprintf("rack '%s' feed %s", r->name, feed);
+	row->measured = xasprintf("%s W (%s)", check_num(draw).s,
+	    check_pct(draw, cap).s);
+	row->limit = same ? xasprintf("%s W (%zu x %s V %s A%s x %g)",
+	    check_num(cap).s, n, check_num(first->volts).s,
+	    check_num(first->amps).s, first->phases == 3 ? " 3-phase" : "",
+	    first->derate) : xasprintf("%s W (%zu PDUs)", check_num(cap).s,
+	    n);
+	row->hint = buf_detach(&h, NULL);
+	row->value = draw;
+	row->max = cap;
+}
+
+/* power: a row for each feed, or a skip without PDUs. */
+static void
+check_rack_power(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a, const char *note)
+{
+	struct row	*row;
+	struct buf	 d = BUF_INIT;
+	double		 draw = a->nodes_w + a->switch_w;
+	const char	*feeds[8];
+	size_t		 i, j, nfeeds = 0;
+
 	buf_addf(&d, "nodes %s W + switches %s W", check_num(a->nodes_w).s,
 	    check_num(a->switch_w).s);
-	if (note.len)
-		buf_addf(&d, "; %s", note.buf);
-
-	/* power per feed */
+	if (*note != '\0')
+		buf_addf(&d, "; %s", note);
 	for (i = 0; i < r->npdus && nfeeds < ARRAY_SIZE(feeds); i++) {
 		for (j = 0; j < nfeeds; j++)
 			if (strcmp(feeds[j], r->pdus[i].feed) == 0)
@@ -1826,7 +1884,7 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 			feeds[nfeeds++] = r->pdus[i].feed;
 	}
 	if (r->npdus == 0) {
-		row = check_row(c, ROW_SKIP, "rack", "power", plan_loc(p,
+		row = check_row(c, ROW_SKIP, "rack", "power", plan_loc(c->p,
 		    r->src, NULL));
 		row->subject = check_rack_subject(r);
 		row->measured = xasprintf("%s W", check_num(draw).s);
@@ -1835,81 +1893,63 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 		    "} ] to check the rack's power");
 		row->value = draw;
 	}
-	for (j = 0; j < nfeeds; j++) {
-		const struct plan_pdu	*first = NULL;
-		double			 cap = 0;
-		size_t			 n = 0;
-		int			 same = 1;
-		struct buf		 h = BUF_INIT;
+	for (j = 0; j < nfeeds; j++)
+		check_rack_feed(c, r, a, feeds[j], (int)nfeeds, d.buf);
+	buf_release(&d);
+}
 
-		for (i = 0; i < r->npdus; i++) {
-			const struct plan_pdu	*pd = &r->pdus[i];
+/* heat: the draw in BTU/h against the rack's cooling_kw. */
+static void
+check_rack_heat(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a, const char *note)
+{
+	struct row		*row;
+	double			 draw = a->nodes_w + a->switch_w, lim;
+	enum row_verdict	 sev;
 
-			if (strcmp(pd->feed, feeds[j]) != 0)
-				continue;
-			cap += pd->volts * pd->amps * (pd->phases == 3 ?
-			    sqrt(3.0) : 1.0) * pd->derate;
-			if (first == NULL)
-				first = pd;
-			else if (pd->volts != first->volts ||
-			    pd->amps != first->amps ||
-			    pd->phases != first->phases ||
-			    pd->derate != first->derate)
-				same = 0;
-			n++;
-		}
-		sev = check_grade(draw, cap, a->est || a->switch_est);
-		if (sev == ROW_FAIL)
-			buf_addf(&h, "%s; ", nfeeds > 1 ? "with A+B feeds each "
-			    "feed alone must carry the whole rack: add PDU "
-			    "capacity to this feed or move load out" :
-			    "add PDU capacity or move load out");
-		buf_adds(&h, d.buf);
-		row = check_row(c, sev, "rack", "power", plan_loc(p, r->src,
-		    "pdus"));
-		row->subject = xasprintf("rack '%s' feed %s", r->name,
-		    feeds[j]);
-		row->measured = xasprintf("%s W (%s)", check_num(draw).s,
-		    check_pct(draw, cap).s);
-		row->limit = same ? xasprintf("%s W (%zu x %s V %s A%s x %g)",
-		    check_num(cap).s, n, check_num(first->volts).s,
-		    check_num(first->amps).s, first->phases == 3 ? " 3-phase" :
-		    "", first->derate) : xasprintf("%s W (%zu PDUs)",
-		    check_num(cap).s, n);
-		row->hint = buf_detach(&h, NULL);
-		row->value = draw;
-		row->max = cap;
-	}
-
-	/* heat */
 	if (isnan(r->cooling_kw)) {
-		row = check_row(c, ROW_SKIP, "rack", "heat", plan_loc(p, r->src,
-		    NULL));
+		row = check_row(c, ROW_SKIP, "rack", "heat", plan_loc(c->p,
+		    r->src, NULL));
 		row->subject = check_rack_subject(r);
 		row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
 		    CHECK_BTU_PER_W).s, check_num(draw).s);
 		row->limit = xstrdup("cooling_kw not given");
 		row->hint = xstrdup("give the rack's cooling_kw to check it");
 		row->value = draw * CHECK_BTU_PER_W;
-	} else {
-		double	lim = r->cooling_kw * 1000;
-
-		sev = check_grade(draw, lim, a->est || a->switch_est);
-		row = check_row(c, sev, "rack", "heat", plan_loc(p, r->src,
-		    "cooling_kw"));
-		row->subject = xasprintf("rack '%s'", r->name);
-		row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
-		    CHECK_BTU_PER_W).s, check_num(draw).s);
-		row->limit = xasprintf("%s BTU/h (%s kW)", check_int(lim *
-		    CHECK_BTU_PER_W).s, check_num(r->cooling_kw).s);
-		row->hint = sev == ROW_FAIL ? xasprintf("short by %s BTU/h: "
-		    "more cooling, less load in this rack, or liquid cooling "
-		    "for the densest racks", check_int((draw - lim) *
-		    CHECK_BTU_PER_W).s) : note.len ? xstrdup(note.buf) : NULL;
-		row->value = draw * CHECK_BTU_PER_W;
-		row->max = lim * CHECK_BTU_PER_W;
+		return;
 	}
-	buf_release(&d);
+	lim = r->cooling_kw * 1000;
+	sev = check_grade(draw, lim, a->est || a->switch_est);
+	row = check_row(c, sev, "rack", "heat", plan_loc(c->p, r->src,
+	    "cooling_kw"));
+	row->subject = check_rack_subject(r);
+	row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
+	    CHECK_BTU_PER_W).s, check_num(draw).s);
+	row->limit = xasprintf("%s BTU/h (%s kW)", check_int(lim *
+	    CHECK_BTU_PER_W).s, check_num(r->cooling_kw).s);
+	row->hint = sev == ROW_FAIL ? xasprintf("short by %s BTU/h: more "
+	    "cooling, less load in this rack, or liquid cooling for the "
+	    "densest racks", check_int((draw - lim) * CHECK_BTU_PER_W).s) :
+	    *note != '\0' ? xstrdup(note) : NULL;
+	row->value = draw * CHECK_BTU_PER_W;
+	row->max = lim * CHECK_BTU_PER_W;
+}
+
+/* A rack's rows: units, then (when it holds anything) depth, power, heat. */
+static void
+check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a)
+{
+	struct buf	note = BUF_INIT;
+
+	if (a->conflicts == 0)
+		check_rack_units(c, r, a);
+	if (a->nodes + a->switches == 0)
+		return;
+	check_rack_depth(c, r, a);
+	check_rack_basis(&note, a);
+	check_rack_power(c, r, a, note.len > 0 ? note.buf : "");
+	check_rack_heat(c, r, a, note.len > 0 ? note.buf : "");
 	buf_release(&note);
 }
 
