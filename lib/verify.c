@@ -108,6 +108,80 @@ verify_prom_get(const char *url, long timeout_ms, struct buf *body,
 	return r;
 }
 
+/*
+ * Each node's answer into vn[i] (its facts into fs[], their count
+ * returned), or the reason there is none in vn[i].error.
+ */
+static size_t
+verify_run_read(struct verify_node *vn, struct ssh_result *res, size_t nh,
+    size_t nsel, const struct ssh_config *cfg, struct verify_stats *stats,
+    struct facts **fs)
+{
+	struct prov_err	e2 = PROV_ERR_INIT;
+	size_t		i, nf = 0;
+
+	for (i = 0; i < nh; i++) {
+		struct ssh_result	*s = &res[i];
+		int			 ran = s->status == SSH_OK ||
+		    s->status == SSH_FAILED || (s->status == SSH_TIMEOUT &&
+		    s->out.len > 0);
+
+		if (ran && verify_node_parse(&vn[i], s->out.buf, &e2) == 0) {
+			vn[i].reached = 1;
+			fs[nf++] = vn[i].facts;
+			if (s->status == SSH_TIMEOUT)
+				vn[i].error = xasprintf("timed out after %ld "
+				    "s: later checks are missing",
+				    cfg->command_timeout_s);
+			else if (s->out.truncated)
+				vn[i].error = xasprintf("output cut at %zu "
+				    "bytes", (size_t)cfg->out_max);
+			if (i < nsel)
+				stats->reached++;
+		} else if (ran) {
+			char	*t = verify_first_line(s->err.buf);
+
+			vn[i].error = xasprintf("%s%s%s", e2.msg, *t ? ": " :
+			    "", t);
+			free(t);
+			prov_err_release(&e2);
+		} else
+			vn[i].error = xasprintf("%s%s%s",
+			    ssh_status_name(s->status), s->error ? ": " : "",
+			    s->error ? s->error : "");
+	}
+	prov_err_release(&e2);
+	return nf;
+}
+
+/* Prometheus's targets, from here, into env (when the plan runs it). */
+static void
+verify_run_prom(const struct plan *p, const struct verify_opts *o,
+    struct verify_env *env, struct buf *prom, char **prom_url,
+    char **prom_why)
+{
+	const struct plan_node	*pm;
+
+	if (p->sw.prometheus == NULL || (!p->sw.node_exporter &&
+	    !p->sw.dcgm_exporter))
+		return;
+	pm = plan_node(p, p->sw.prometheus);
+	if (o->prometheus_url != NULL)
+		*prom_url = xstrdup(o->prometheus_url);
+	else if (pm != NULL)
+		*prom_url = xasprintf("http://%s:9090", pm->address ?
+		    pm->address : pm->name);
+	if (*prom_url == NULL)
+		return;
+	env->prom_url = *prom_url;
+	if (verify_prom_get(*prom_url, o->http_timeout_ms, prom,
+	    prom_why) == 0) {
+		env->prom_json = prom->buf;
+		env->prom_len = prom->len;
+	} else
+		env->prom_error = *prom_why;
+}
+
 int
 verify_run(struct rows *out, struct verify_stats *stats,
     const struct plan *p, const struct verify_opts *o, struct strvec *notes,
@@ -197,36 +271,7 @@ verify_run(struct rows *out, struct verify_stats *stats,
 	ssh_pool_close(pool);
 
 	fs = xcalloc(nh + 1, sizeof *fs);
-	for (i = 0; i < nh; i++) {
-		struct ssh_result	*s = &rc.res[i];
-		int			 ran = s->status == SSH_OK ||
-		    s->status == SSH_FAILED || (s->status == SSH_TIMEOUT &&
-		    s->out.len > 0);
-
-		if (ran && verify_node_parse(&vn[i], s->out.buf, &e2) == 0) {
-			vn[i].reached = 1;
-			fs[nf++] = vn[i].facts;
-			if (s->status == SSH_TIMEOUT)
-				vn[i].error = xasprintf("timed out after %ld "
-				    "s: later checks are missing",
-				    cfg.command_timeout_s);
-			else if (s->out.truncated)
-				vn[i].error = xasprintf("output cut at %zu "
-				    "bytes", (size_t)cfg.out_max);
-			if (i < nsel)
-				stats->reached++;
-		} else if (ran) {
-			char	*t = verify_first_line(s->err.buf);
-
-			vn[i].error = xasprintf("%s%s%s", e2.msg, *t ? ": " :
-			    "", t);
-			free(t);
-			prov_err_release(&e2);
-		} else
-			vn[i].error = xasprintf("%s%s%s",
-			    ssh_status_name(s->status), s->error ? ": " : "",
-			    s->error ? s->error : "");
-	}
+	nf = verify_run_read(vn, rc.res, nh, nsel, &cfg, stats, fs);
 	if (nf > 0 && hw_pci_names(fs, nf, &hwo, &e2) != 0) {
 		if (notes != NULL)
 			strvec_pushf(notes, "%s", e2.msg);
@@ -235,26 +280,7 @@ verify_run(struct rows *out, struct verify_stats *stats,
 	for (i = 0; i < nf; i++)
 		facts_finish(fs[i], p->catalog);
 
-	/* Prometheus, from here */
-	if (p->sw.prometheus != NULL && (p->sw.node_exporter ||
-	    p->sw.dcgm_exporter)) {
-		const struct plan_node	*pm = plan_node(p, p->sw.prometheus);
-
-		if (o->prometheus_url != NULL)
-			prom_url = xstrdup(o->prometheus_url);
-		else if (pm != NULL)
-			prom_url = xasprintf("http://%s:9090", pm->address ?
-			    pm->address : pm->name);
-		if (prom_url != NULL) {
-			env.prom_url = prom_url;
-			if (verify_prom_get(prom_url, o->http_timeout_ms,
-			    &prom, &prom_why) == 0) {
-				env.prom_json = prom.buf;
-				env.prom_len = prom.len;
-			} else
-				env.prom_error = prom_why;
-		}
-	}
+	verify_run_prom(p, o, &env, &prom, &prom_url, &prom_why);
 	verify_eval(out, p, vn, nsel, head_ix != (size_t)-1 ? &vn[head_ix] :
 	    NULL, &env, o);
 	stats->nodes = nsel;
