@@ -312,23 +312,19 @@ cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
 	json_end(jw);
 }
 
+/* What each BMC's row came to. */
+struct bmc_tally {
+	size_t	ok, failed, insecure;
+	size_t	wname, wbmc;	/* the widths of the NODE and BMC columns */
+};
+
+/* The action and its flags into ro; PROV_EXIT_USAGE (said) when wrong. */
 static int
-cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+cmd_bmc_options(struct cmd_ctx *ctx, const struct bmc_opts *o, int argc,
+    char **argv, struct redfish_opts *ro)
 {
-	struct bmc_opts		 *o = optsp;
-	struct plan		 *p = ctx->plan;
-	struct redfish_opts	  ro = REDFISH_OPTS_INIT;
-	const struct bmc_verb	 *verb;
-	struct redfish_bmc	 *v = NULL;
-	struct bmc_row		 *rows = NULL;
-	struct rows		  drift = ROWS_INIT;
-	struct cmd_rows_view	  view = { "NODE", "CHECK", "FOUND",
-				     "EXPECTED", NULL, 0 };
-	struct prov_err		  err = PROV_ERR_INIT;
-	struct buf		  b = BUF_INIT;
-	size_t			  i, n = 0, nok = 0, nfail = 0, ninsecure = 0;
-	size_t			  wname = 4, wbmc = 3;
-	int			  r = PROV_EXIT_USAGE;
+	const struct bmc_verb	*verb;
+	size_t			 i;
 
 	if (argc == 0)
 		return cmd_bmc_usage(ctx, "missing action");
@@ -347,27 +343,140 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		}
 		return cmd_bmc_usage(ctx, "unknown action '%s'", argv[0]);
 	}
-	ro.action = verb->action;
-	if (verb->parse(ctx, &ro, argc, argv) != 0)
+	ro->action = verb->action;
+	if (verb->parse(ctx, ro, argc, argv) != 0)
 		return PROV_EXIT_USAGE;
-	if (o->once && ro.action != REDFISH_BOOT)
+	if (o->once && ro->action != REDFISH_BOOT)
 		return cmd_bmc_usage(ctx, "--once is for 'boot'");
-	if (o->graceful && ro.action != REDFISH_OFF &&
-	    ro.action != REDFISH_RESET)
+	if (o->graceful && ro->action != REDFISH_OFF &&
+	    ro->action != REDFISH_RESET)
 		return cmd_bmc_usage(ctx, "--graceful is for 'off' and "
 		    "'reset'");
 	if (o->timeout_s < 1 || o->connect_timeout_s < 1 || o->wait_s < 1 ||
 	    o->parallel < 1)
 		return cmd_bmc_usage(ctx, "--timeout, --connect-timeout, "
 		    "--wait and --parallel need a number above 0");
-	ro.once = o->once;
-	ro.graceful = o->graceful;
-	ro.basic_auth = o->basic;
-	ro.timeout_ms = o->timeout_s * 1000;
-	ro.connect_timeout_ms = o->connect_timeout_s * 1000;
-	ro.wait_ms = o->wait_s * 1000;
-	ro.max_active = (size_t)o->parallel;
+	ro->once = o->once;
+	ro->graceful = o->graceful;
+	ro->basic_auth = o->basic;
+	ro->timeout_ms = o->timeout_s * 1000;
+	ro->connect_timeout_ms = o->connect_timeout_s * 1000;
+	ro->wait_ms = o->wait_s * 1000;
+	ro->max_active = (size_t)o->parallel;
+	return 0;
+}
 
+/* Each BMC's row from its answer (inventory: compared with the plan). */
+static void
+cmd_bmc_judge(struct bmc_row *rows, struct redfish_bmc *v, size_t n,
+    const struct redfish_opts *ro, const struct plan *p,
+    struct bmc_tally *t)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		struct bmc_row	*row = &rows[i];
+
+		row->ok = v[i].ok;
+		row->result = v[i].ok ? "ok" : "FAILED";
+		if (v[i].ok && ro->action == REDFISH_INVENTORY) {
+			redfish_compare(&row->rows, row->nd, &v[i].inv,
+			    p->catalog);
+			if (rows_count(&row->rows, ROW_FAIL) > 0) {
+				row->ok = 0;
+				row->result = "drift";
+			}
+		}
+		cmd_bmc_text(row, &v[i]);
+		if (row->ok)
+			t->ok++;
+		else
+			t->failed++;
+		if (v[i].insecure)
+			t->insecure++;
+		if (strlen(row->nd->name) > t->wname)
+			t->wname = strlen(row->nd->name);
+		if (strlen(row->where) > t->wbmc)
+			t->wbmc = strlen(row->where);
+	}
+}
+
+static void
+cmd_bmc_print_json(struct cmd_ctx *ctx, const struct bmc_row *rows,
+    const struct redfish_bmc *v, size_t n, const struct redfish_opts *ro,
+    const struct bmc_tally *t)
+{
+	struct json_writer	jw;
+	struct buf		b = BUF_INIT;
+	size_t			i;
+
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	json_str(&jw, "action", redfish_action_name(ro->action));
+	json_array_begin(&jw, "results", JSON_LINES);
+	for (i = 0; i < n; i++) {
+		cmd_bmc_json_row(&jw, &rows[i], &v[i], ro);
+		if (b.len > 65536) {
+			fwrite(b.buf, 1, b.len, ctx->out);
+			buf_reset(&b);
+		}
+	}
+	json_end(&jw);
+	json_int(&jw, "ok", (long long)t->ok);
+	json_int(&jw, "failed", (long long)t->failed);
+	json_int(&jw, "tls_not_verified", (long long)t->insecure);
+	json_end(&jw);
+	json_finish(&jw);
+	fwrite(b.buf, 1, b.len, ctx->out);
+	buf_release(&b);
+}
+
+/* A line a BMC, then the inventory's rows, then the count. */
+static void
+cmd_bmc_print_text(struct cmd_ctx *ctx, struct bmc_row *rows, size_t n,
+    const struct redfish_opts *ro, const struct bmc_tally *t)
+{
+	struct rows		drift = ROWS_INIT;
+	struct cmd_rows_view	view = { "NODE", "CHECK", "FOUND", "EXPECTED",
+				    NULL, 0 };
+	size_t			i;
+
+	fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)t->wname, "NODE",
+	    (int)t->wbmc, "BMC", "RESULT", "DETAIL");
+	for (i = 0; i < n; i++) {
+		fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)t->wname,
+		    rows[i].nd->name, (int)t->wbmc, rows[i].where,
+		    rows[i].result, rows[i].text);
+		rows_append(&drift, &rows[i].rows);
+	}
+	if (drift.n > 0) {
+		fputc('\n', ctx->out);
+		cmd_rows_print(ctx, &drift, &view);
+	}
+	fprintf(ctx->out, "%s: %zu ok, %zu failed",
+	    redfish_action_name(ro->action), t->ok, t->failed);
+	if (t->insecure > 0)
+		fprintf(ctx->out, "; %zu BMC%s with " BMC_INSECURE_NOTE,
+		    t->insecure, t->insecure == 1 ? "" : "s");
+	fputc('\n', ctx->out);
+	rows_release(&drift);
+}
+
+static int
+cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	struct bmc_opts		*o = optsp;
+	struct plan		*p = ctx->plan;
+	struct redfish_opts	 ro = REDFISH_OPTS_INIT;
+	struct redfish_bmc	*v = NULL;
+	struct bmc_row		*rows = NULL;
+	struct bmc_tally	 t = { 0, 0, 0, 4, 3 };
+	struct prov_err		 err = PROV_ERR_INIT;
+	size_t			 i, n = 0;
+	int			 r = PROV_EXIT_USAGE;
+
+	if (cmd_bmc_options(ctx, o, argc, argv, &ro) != 0)
+		return PROV_EXIT_USAGE;
 	if (redfish_bmcs_from_plan(&v, &n, p, o->nodes, &err) != 0) {
 		cmd_error(ctx, &err);
 		goto out;
@@ -384,81 +493,17 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		rows[i].where = v[i].pn->bmc != NULL ?
 		    cmd_bmc_where(v[i].pn->bmc) : xstrdup("-");
 	}
-
 	if (redfish_run(v, n, &ro, &err) != 0) {
 		cmd_error(ctx, &err);
 		r = PROV_EXIT_FAIL;
 		goto out;
 	}
-
-	for (i = 0; i < n; i++) {
-		struct bmc_row	*row = &rows[i];
-
-		row->ok = v[i].ok;
-		row->result = v[i].ok ? "ok" : "FAILED";
-		if (v[i].ok && ro.action == REDFISH_INVENTORY) {
-			redfish_compare(&row->rows, row->nd, &v[i].inv,
-			    p->catalog);
-			if (rows_count(&row->rows, ROW_FAIL) > 0) {
-				row->ok = 0;
-				row->result = "drift";
-			}
-		}
-		cmd_bmc_text(row, &v[i]);
-		if (row->ok)
-			nok++;
-		else
-			nfail++;
-		if (v[i].insecure)
-			ninsecure++;
-		if (strlen(row->nd->name) > wname)
-			wname = strlen(row->nd->name);
-		if (strlen(row->where) > wbmc)
-			wbmc = strlen(row->where);
-	}
-
-	if (o->json) {
-		struct json_writer	jw;
-
-		json_init(&jw, &b);
-		json_object_begin(&jw, NULL, 0);
-		json_str(&jw, "action", redfish_action_name(ro.action));
-		json_array_begin(&jw, "results", JSON_LINES);
-		for (i = 0; i < n; i++) {
-			cmd_bmc_json_row(&jw, &rows[i], &v[i], &ro);
-			if (b.len > 65536) {
-				fwrite(b.buf, 1, b.len, ctx->out);
-				buf_reset(&b);
-			}
-		}
-		json_end(&jw);
-		json_int(&jw, "ok", (long long)nok);
-		json_int(&jw, "failed", (long long)nfail);
-		json_int(&jw, "tls_not_verified", (long long)ninsecure);
-		json_end(&jw);
-		json_finish(&jw);
-		fwrite(b.buf, 1, b.len, ctx->out);
-	} else {
-		fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname, "NODE",
-		    (int)wbmc, "BMC", "RESULT", "DETAIL");
-		for (i = 0; i < n; i++) {
-			fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)wname,
-			    rows[i].nd->name, (int)wbmc, rows[i].where,
-			    rows[i].result, rows[i].text);
-			rows_append(&drift, &rows[i].rows);
-		}
-		if (drift.n > 0) {
-			fputc('\n', ctx->out);
-			cmd_rows_print(ctx, &drift, &view);
-		}
-		fprintf(ctx->out, "%s: %zu ok, %zu failed", redfish_action_name(
-		    ro.action), nok, nfail);
-		if (ninsecure > 0)
-			fprintf(ctx->out, "; %zu BMC%s with " BMC_INSECURE_NOTE,
-			    ninsecure, ninsecure == 1 ? "" : "s");
-		fputc('\n', ctx->out);
-	}
-	r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
+	cmd_bmc_judge(rows, v, n, &ro, p, &t);
+	if (o->json)
+		cmd_bmc_print_json(ctx, rows, v, n, &ro, &t);
+	else
+		cmd_bmc_print_text(ctx, rows, n, &ro, &t);
+	r = t.failed > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
 out:
 	for (i = 0; v != NULL && i < n; i++)
 		redfish_bmc_release(&v[i]);	/* wipes the passwords */
@@ -469,8 +514,6 @@ out:
 	}
 	free(v);
 	free(rows);
-	rows_release(&drift);
 	prov_err_release(&err);
-	buf_release(&b);
 	return r;
 }
