@@ -289,6 +289,164 @@ facts_jr_list(struct facts_jr *jr, const struct yml_node *map, const char *k,
 	return l != NULL ? l->u.items : NULL;
 }
 
+/* "pci": each device into its slot's entry (-1: one without a slot). */
+static int
+facts_jr_pci(struct facts_jr *jr, struct facts *f, const struct yml_node *root,
+    const char *label, struct prov_err *err)
+{
+	struct yml_node *const	*items;
+	const struct yml_node	*o, *c;
+	size_t			 i, n;
+
+	items = facts_jr_list(jr, root, "pci", &n);
+	for (i = 0; i < n; i++) {
+		struct facts_pci	*d;
+		char			*slot;
+
+		o = items[i];
+		if ((slot = facts_jr_str(jr, o, "slot")) == NULL ||
+		    (d = facts_pci_get(f, slot)) == NULL) {
+			free(slot);
+			prov_err_set(err, PROV_E_PARSE, "%s:%u: a PCI device "
+			    "without a valid \"slot\"", label, o->line);
+			return -1;
+		}
+		free(slot);
+		/* A slot listed twice: the later entry wins, nothing leaks. */
+		free(d->class_name);
+		free(d->vendor_name);
+		free(d->device_name);
+		free(d->name_source);
+		free(d->driver);
+		d->class_id = facts_jr_hex(jr, o, "class");
+		d->vendor_id = facts_jr_hex(jr, o, "vendor");
+		d->device_id = facts_jr_hex(jr, o, "device");
+		d->svendor_id = facts_jr_hex(jr, o, "svendor");
+		d->sdevice_id = facts_jr_hex(jr, o, "sdevice");
+		d->class_name = facts_jr_str(jr, o, "class_name");
+		d->vendor_name = facts_jr_str(jr, o, "vendor_name");
+		d->device_name = facts_jr_str(jr, o, "device_name");
+		d->name_source = facts_jr_str(jr, o, "name_source");
+		d->driver = facts_jr_str(jr, o, "driver");
+		c = facts_jr_get(jr, o, "link", YML_MAP);
+		d->link.speed = facts_jr_dbl(jr, c, "speed");
+		d->link.width = (long)facts_jr_num(jr, c, "width");
+		d->link.max_speed = facts_jr_dbl(jr, c, "max_speed");
+		d->link.max_width = (long)facts_jr_num(jr, c, "max_width");
+	}
+	return 0;
+}
+
+/* "gpus": one entry a GPU nvidia-smi saw. */
+static void
+facts_jr_gpus(struct facts_jr *jr, struct facts *f, const struct yml_node *root)
+{
+	struct yml_node *const	*items;
+	const struct yml_node	*o;
+	size_t			 i, n;
+
+	items = facts_jr_list(jr, root, "gpus", &n);
+	for (i = 0; i < n; i++) {
+		struct facts_gpu	*g;
+
+		o = items[i];
+		ALLOC_GROW(f->gpus, f->ngpus + 1, f->gpus_alloc);
+		g = &f->gpus[f->ngpus++];
+		memset(g, 0, sizeof *g);
+		g->index = (long)facts_jr_num(jr, o, "index");
+		g->name = facts_jr_str(jr, o, "name");
+		g->bus_id = facts_jr_str(jr, o, "bus_id");
+		g->pci_id = facts_jr_str(jr, o, "pci_id");
+		g->catalog_id = facts_jr_str(jr, o, "catalog_id");
+		g->uuid = facts_jr_str(jr, o, "uuid");
+		g->memory_mib = (long)facts_jr_num(jr, o, "memory_mib");
+		g->driver_version = facts_jr_str(jr, o, "driver_version");
+		g->persistence = facts_jr_str(jr, o, "persistence");
+		g->mig_devices = (long)facts_jr_num(jr, o, "mig_devices");
+		g->gen = (long)facts_jr_num(jr, o, "pcie_gen");
+		g->max_gen = (long)facts_jr_num(jr, o, "pcie_max_gen");
+		g->width = (long)facts_jr_num(jr, o, "pcie_width");
+		g->max_width = (long)facts_jr_num(jr, o, "pcie_max_width");
+		g->source = facts_jr_str(jr, o, "source");
+	}
+}
+
+/* "nics": the network interfaces. */
+static void
+facts_jr_nics(struct facts_jr *jr, struct facts *f, const struct yml_node *root)
+{
+	struct yml_node *const	*items;
+	const struct yml_node	*o;
+	size_t			 i, n;
+
+	items = facts_jr_list(jr, root, "nics", &n);
+	for (i = 0; i < n; i++) {
+		struct facts_nic	*nic;
+
+		o = items[i];
+		ALLOC_GROW(f->nics, f->nnics + 1, f->nics_alloc);
+		nic = &f->nics[f->nnics++];
+		memset(nic, 0, sizeof *nic);
+		nic->name = facts_jr_str(jr, o, "name");
+		nic->speed_mbps = (long)facts_jr_num(jr, o, "speed_mbps");
+		nic->mtu = (long)facts_jr_num(jr, o, "mtu");
+		nic->state = facts_jr_str(jr, o, "state");
+		nic->mac = facts_jr_str(jr, o, "mac");
+		nic->pci_slot = facts_jr_str(jr, o, "pci_slot");
+	}
+}
+
+/* "ib": the InfiniBand ports, by CA and port. */
+static void
+facts_jr_ib(struct facts_jr *jr, struct facts *f, const struct yml_node *root)
+{
+	struct yml_node *const	*items;
+	const struct yml_node	*o;
+	size_t			 i, n;
+
+	items = facts_jr_list(jr, root, "ib", &n);
+	for (i = 0; i < n; i++) {
+		struct facts_ib	*p;
+		char		*ca;
+
+		o = items[i];
+		ca = facts_jr_str(jr, o, "ca");
+		p = facts_ib_add(f, ca != NULL ? ca : "", -1);
+		free(ca);
+		p->port = (long)facts_jr_num(jr, o, "port");
+		p->state = facts_jr_str(jr, o, "state");
+		p->phys_state = facts_jr_str(jr, o, "phys_state");
+		p->rate_gbps = facts_jr_dbl(jr, o, "rate_gbps");
+		p->link_layer = facts_jr_str(jr, o, "link_layer");
+	}
+}
+
+/* "disks": the block devices. */
+static void
+facts_jr_disks(struct facts_jr *jr, struct facts *f, const struct yml_node *root)
+{
+	struct yml_node *const	*items;
+	const struct yml_node	*o;
+	size_t			 i, n;
+
+	items = facts_jr_list(jr, root, "disks", &n);
+	for (i = 0; i < n; i++) {
+		struct facts_disk	*d;
+		const struct yml_node	*rot;
+
+		o = items[i];
+		ALLOC_GROW(f->disks, f->ndisks + 1, f->disks_alloc);
+		d = &f->disks[f->ndisks++];
+		memset(d, 0, sizeof *d);
+		d->name = facts_jr_str(jr, o, "name");
+		d->size_bytes = facts_jr_num(jr, o, "size_bytes");
+		rot = facts_jr_get(jr, o, "rotational", YML_SCALAR);
+		d->rotational = rot == NULL ? -1 :
+		    strcmp(rot->u.s, "true") == 0 ? 1 : 0;
+		d->model = facts_jr_str(jr, o, "model");
+	}
+}
+
 int
 facts_from_json(struct facts **out, const char *label, const char *text,
     size_t len, struct prov_err *err)
@@ -298,7 +456,7 @@ facts_from_json(struct facts **out, const char *label, const char *text,
 	struct facts_jr		 jr;
 	struct facts		*f = NULL;
 	struct yml_node *const	*items;
-	const struct yml_node	*root, *o, *c;
+	const struct yml_node	*root, *o;
 	size_t			 i, n;
 	int			 r = -1;
 
@@ -336,112 +494,12 @@ facts_from_json(struct facts **out, const char *label, const char *text,
 	f->cpu_cores = (long)facts_jr_num(&jr, o, "cores");
 	f->cpu_threads = (long)facts_jr_num(&jr, o, "threads");
 
-	items = facts_jr_list(&jr, root, "pci", &n);
-	for (i = 0; i < n; i++) {
-		struct facts_pci	*d;
-		char			*slot;
-
-		o = items[i];
-		if ((slot = facts_jr_str(&jr, o, "slot")) == NULL ||
-		    (d = facts_pci_get(f, slot)) == NULL) {
-			free(slot);
-			prov_err_set(err, PROV_E_PARSE, "%s:%u: a PCI device "
-			    "without a valid \"slot\"", label, o->line);
-			goto out;
-		}
-		free(slot);
-		/* A slot listed twice: the later entry wins, nothing leaks. */
-		free(d->class_name);
-		free(d->vendor_name);
-		free(d->device_name);
-		free(d->name_source);
-		free(d->driver);
-		d->class_id = facts_jr_hex(&jr, o, "class");
-		d->vendor_id = facts_jr_hex(&jr, o, "vendor");
-		d->device_id = facts_jr_hex(&jr, o, "device");
-		d->svendor_id = facts_jr_hex(&jr, o, "svendor");
-		d->sdevice_id = facts_jr_hex(&jr, o, "sdevice");
-		d->class_name = facts_jr_str(&jr, o, "class_name");
-		d->vendor_name = facts_jr_str(&jr, o, "vendor_name");
-		d->device_name = facts_jr_str(&jr, o, "device_name");
-		d->name_source = facts_jr_str(&jr, o, "name_source");
-		d->driver = facts_jr_str(&jr, o, "driver");
-		c = facts_jr_get(&jr, o, "link", YML_MAP);
-		d->link.speed = facts_jr_dbl(&jr, c, "speed");
-		d->link.width = (long)facts_jr_num(&jr, c, "width");
-		d->link.max_speed = facts_jr_dbl(&jr, c, "max_speed");
-		d->link.max_width = (long)facts_jr_num(&jr, c, "max_width");
-	}
-	items = facts_jr_list(&jr, root, "gpus", &n);
-	for (i = 0; i < n; i++) {
-		struct facts_gpu	*g;
-
-		o = items[i];
-		ALLOC_GROW(f->gpus, f->ngpus + 1, f->gpus_alloc);
-		g = &f->gpus[f->ngpus++];
-		memset(g, 0, sizeof *g);
-		g->index = (long)facts_jr_num(&jr, o, "index");
-		g->name = facts_jr_str(&jr, o, "name");
-		g->bus_id = facts_jr_str(&jr, o, "bus_id");
-		g->pci_id = facts_jr_str(&jr, o, "pci_id");
-		g->catalog_id = facts_jr_str(&jr, o, "catalog_id");
-		g->uuid = facts_jr_str(&jr, o, "uuid");
-		g->memory_mib = (long)facts_jr_num(&jr, o, "memory_mib");
-		g->driver_version = facts_jr_str(&jr, o, "driver_version");
-		g->persistence = facts_jr_str(&jr, o, "persistence");
-		g->mig_devices = (long)facts_jr_num(&jr, o, "mig_devices");
-		g->gen = (long)facts_jr_num(&jr, o, "pcie_gen");
-		g->max_gen = (long)facts_jr_num(&jr, o, "pcie_max_gen");
-		g->width = (long)facts_jr_num(&jr, o, "pcie_width");
-		g->max_width = (long)facts_jr_num(&jr, o, "pcie_max_width");
-		g->source = facts_jr_str(&jr, o, "source");
-	}
-	items = facts_jr_list(&jr, root, "nics", &n);
-	for (i = 0; i < n; i++) {
-		struct facts_nic	*nic;
-
-		o = items[i];
-		ALLOC_GROW(f->nics, f->nnics + 1, f->nics_alloc);
-		nic = &f->nics[f->nnics++];
-		memset(nic, 0, sizeof *nic);
-		nic->name = facts_jr_str(&jr, o, "name");
-		nic->speed_mbps = (long)facts_jr_num(&jr, o, "speed_mbps");
-		nic->mtu = (long)facts_jr_num(&jr, o, "mtu");
-		nic->state = facts_jr_str(&jr, o, "state");
-		nic->mac = facts_jr_str(&jr, o, "mac");
-		nic->pci_slot = facts_jr_str(&jr, o, "pci_slot");
-	}
-	items = facts_jr_list(&jr, root, "ib", &n);
-	for (i = 0; i < n; i++) {
-		struct facts_ib	*p;
-		char		*ca;
-
-		o = items[i];
-		ca = facts_jr_str(&jr, o, "ca");
-		p = facts_ib_add(f, ca != NULL ? ca : "", -1);
-		free(ca);
-		p->port = (long)facts_jr_num(&jr, o, "port");
-		p->state = facts_jr_str(&jr, o, "state");
-		p->phys_state = facts_jr_str(&jr, o, "phys_state");
-		p->rate_gbps = facts_jr_dbl(&jr, o, "rate_gbps");
-		p->link_layer = facts_jr_str(&jr, o, "link_layer");
-	}
-	items = facts_jr_list(&jr, root, "disks", &n);
-	for (i = 0; i < n; i++) {
-		struct facts_disk	*d;
-		const struct yml_node	*rot;
-
-		o = items[i];
-		ALLOC_GROW(f->disks, f->ndisks + 1, f->disks_alloc);
-		d = &f->disks[f->ndisks++];
-		memset(d, 0, sizeof *d);
-		d->name = facts_jr_str(&jr, o, "name");
-		d->size_bytes = facts_jr_num(&jr, o, "size_bytes");
-		rot = facts_jr_get(&jr, o, "rotational", YML_SCALAR);
-		d->rotational = rot == NULL ? -1 :
-		    strcmp(rot->u.s, "true") == 0 ? 1 : 0;
-		d->model = facts_jr_str(&jr, o, "model");
-	}
+	if (facts_jr_pci(&jr, f, root, label, err) != 0)
+		goto out;
+	facts_jr_gpus(&jr, f, root);
+	facts_jr_nics(&jr, f, root);
+	facts_jr_ib(&jr, f, root);
+	facts_jr_disks(&jr, f, root);
 	items = facts_jr_list(&jr, root, "notes", &n);
 	for (i = 0; i < n; i++)
 		if (items[i]->kind == YML_SCALAR)
