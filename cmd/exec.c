@@ -654,6 +654,56 @@ cmd_exec_job(struct cmd_ctx *ctx, const struct exec_opts *o,
 	return 0;
 }
 
+/*
+ * The hosts to run on: the plan's selected nodes (its SSH settings into
+ * cfg, its passphrase variable into *pass_env unless given), or -H and
+ * --hosts.  -1 when said why.
+ */
+static int
+cmd_exec_hosts(struct cmd_ctx *ctx, const struct exec_opts *o,
+    const struct plan *p, struct ssh_config *cfg, struct plan_node ***sel,
+    struct strvec *names, struct ssh_host **hosts, size_t *n,
+    const char **pass_env)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct ssh_host	*h;
+	size_t		 i;
+
+	if (p != NULL) {
+		ssh_config_from_plan(cfg, &p->ssh);
+		if (plan_select(sel, n, p, o->nodes, &err) != 0) {
+			cmd_error(ctx, &err);
+			prov_err_release(&err);
+			return -1;
+		}
+		*hosts = h = xcalloc(*n + 1, sizeof *h);
+		for (i = 0; i < *n; i++) {
+			h[i].name = (*sel)[i]->name;
+			h[i].addr = (*sel)[i]->address;
+		}
+		if (*pass_env == NULL)
+			*pass_env = p->ssh.passphrase_env;
+		/* The plan's default key may not exist: the agent, then. */
+		if (cfg->identity != NULL && o->identity == NULL &&
+		    access(cfg->identity, F_OK) != 0 &&
+		    getenv("SSH_AUTH_SOCK") != NULL)
+			cfg->identity = NULL;
+	} else {
+		for (i = 0; i < o->host.n; i++)
+			if (cmd_exec_add_hostlist(ctx, names, o->host.v[i],
+			    "") != 0)
+				return -1;
+		if (o->hosts_file != NULL &&
+		    cmd_exec_read_hosts(ctx, names, o->hosts_file) != 0)
+			return -1;
+		*n = names->n;
+		*hosts = h = xcalloc(*n + 1, sizeof *h);
+		for (i = 0; i < *n; i++)
+			h[i].name = names->v[i];
+	}
+	return 0;
+}
+
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -710,37 +760,9 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 
 	/* Who, and how to reach them. */
-	if (p != NULL) {
-		ssh_config_from_plan(&cfg, &p->ssh);
-		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			cmd_error(ctx, &err);
-			goto out;
-		}
-		run.hosts = xcalloc(n + 1, sizeof *run.hosts);
-		for (i = 0; i < n; i++) {
-			run.hosts[i].name = sel[i]->name;
-			run.hosts[i].addr = sel[i]->address;
-		}
-		if (pass_env == NULL)
-			pass_env = p->ssh.passphrase_env;
-		/* The plan's default key may not exist: the agent, then. */
-		if (cfg.identity != NULL && o->identity == NULL &&
-		    access(cfg.identity, F_OK) != 0 &&
-		    getenv("SSH_AUTH_SOCK") != NULL)
-			cfg.identity = NULL;
-	} else {
-		for (i = 0; i < o->host.n; i++)
-			if (cmd_exec_add_hostlist(ctx, &names, o->host.v[i],
-			    "") != 0)
-				goto out;
-		if (o->hosts_file != NULL &&
-		    cmd_exec_read_hosts(ctx, &names, o->hosts_file) != 0)
-			goto out;
-		n = names.n;
-		run.hosts = xcalloc(n + 1, sizeof *run.hosts);
-		for (i = 0; i < n; i++)
-			run.hosts[i].name = names.v[i];
-	}
+	if (cmd_exec_hosts(ctx, o, p, &cfg, &sel, &names, &run.hosts, &n,
+	    &pass_env) != 0)
+		goto out;
 	if (n == 0) {
 		cmd_errorf(ctx, "no nodes to run on");
 		goto out;
