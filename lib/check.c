@@ -1953,10 +1953,117 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 	buf_release(&note);
 }
 
+/* A chassis's depth into its rack's deepest, or its model as unknown. */
+static void
+check_rack_deep(struct check_rack *a, double depth_mm, const char *model)
+{
+	if (!isnan(depth_mm)) {
+		if (isnan(a->depth) || depth_mm > a->depth) {
+			a->depth = depth_mm;
+			a->deepest = model;
+		}
+	} else if (a->dunknown++ == 0)
+		a->dunknown_model = model;
+	else if (strcmp(a->dunknown_model, model) != 0)
+		a->dunknown_mixed = 1;
+}
+
+/* Node i into its rack's tally and units (occ), or a row why not. */
+static void
+check_racks_node(struct check_ctx *c, struct check_rack *ra, long *occ,
+    size_t i, struct check_cap *cap, struct check_cap *capr)
+{
+	const struct plan	*p = c->p;
+	const struct plan_node	*nd = &p->nodes[i];
+	const struct cat_system	*sys;
+	struct check_rack	*a;
+	struct row		*row;
+	long			 h;
+
+	if (nd->rackp == NULL)
+		return;
+	a = &ra[nd->rackp - p->racks];
+	a->nodes++;
+	sys = nd->hw != NULL ? nd->hw->sys : NULL;
+	if (nd->hw != NULL) {
+		const struct check_hw	*ch = &c->hw[nd->hw - p->hw];
+
+		a->nodes_w += ch->draw;
+		if (ch->draw_est)
+			a->est = 1;
+	} else {
+		a->nohw++;
+		a->est = 1;
+	}
+	if (sys != NULL)
+		check_rack_deep(a, sys->depth_mm, sys->m.id);
+	if (nd->u <= 0) {
+		a->unplaced++;
+		return;
+	}
+	h = check_node_height(c, nd);
+	if (h < 0) {
+		a->conflicts++;
+		if (!check_cap_take(capr))
+			return;
+		row = check_row(c, ROW_FAIL, "rack", "units", plan_loc(p,
+		    nd->src, "rack"));
+		row->subject = check_rack_subject(nd->rackp);
+		row->measured = xasprintf("node '%s' (%s)", nd->name,
+		    sys->m.id);
+		row->limit = xstrdup("rack-mountable chassis");
+		row->hint = xasprintf("'%s' is not rack-mountable: leave rack "
+		    "and u out, or use a rack system", sys->m.id);
+		return;
+	}
+	if (nd->hw == NULL || c->hw[nd->hw - p->hw].height == 0) {
+		if (a->hunknown++ == 0)
+			a->hunknown_model = sys != NULL ? sys->m.id :
+			    "(no hardware)";
+	}
+	check_rack_place(c, a, nd->rackp, occ, (long)i + 1, nd->u, h,
+	    plan_loc(p, nd->src, "u"), cap);
+}
+
+/* Switch i into its rack's tally and units (occ). */
+static void
+check_racks_switch(struct check_ctx *c, struct check_rack *ra, long *occ,
+    size_t i, struct check_cap *cap)
+{
+	const struct plan		*p = c->p;
+	const struct plan_switch	*s = &p->switches[i];
+	const struct plan_rack		*r;
+	struct check_rack		*a;
+	long				 h = check_switch_height(s);
+
+	if (s->rack == NULL || (r = plan_rack_find(p, s->rack)) == NULL)
+		return;
+	a = &ra[r - p->racks];
+	a->switches++;
+	if (s->cat != NULL && !isnan(s->cat->power_w))
+		a->switch_w += s->cat->power_w;
+	else {
+		a->switch_w += CHECK_SWITCH_W_PER_U * (double)h;
+		a->switch_est = 1;
+	}
+	check_rack_deep(a, s->cat != NULL ? s->cat->depth_mm : NAN,
+	    s->cat != NULL ? s->cat->m.id : s->model);
+	if (s->u <= 0) {
+		a->unplaced++;
+		return;
+	}
+	if (s->cat == NULL || s->cat->rack_units <= 0) {
+		if (a->hunknown++ == 0)
+			a->hunknown_model = s->model;
+	}
+	check_rack_place(c, a, r, occ, -(long)i - 1, s->u, h, plan_loc(p,
+	    s->src, "u"), cap);
+}
+
+/* Racks: each node and switch placed in its units, then each rack's rows. */
 static void
 check_racks(struct check_ctx *c)
 {
-	struct row		*row;
 	const struct plan	*p = c->p;
 	struct check_rack	*ra = xcalloc(p->nracks + 1, sizeof *ra);
 	struct check_cap	 cap = { 0, 0 }, capr = { 0, 0 };
@@ -1970,108 +2077,10 @@ check_racks(struct check_ctx *c)
 		    p->racks[i].units : 0) + 1;
 	}
 	occ = xcalloc(total + 1, sizeof *occ);
-	for (i = 0; i < p->nnodes; i++) {
-		const struct plan_node	*nd = &p->nodes[i];
-		const struct cat_system	*sys;
-		struct check_rack	*a;
-		long			 h;
-
-		if (nd->rackp == NULL)
-			continue;
-		a = &ra[nd->rackp - p->racks];
-		a->nodes++;
-		sys = nd->hw != NULL ? nd->hw->sys : NULL;
-		if (nd->hw != NULL) {
-			const struct check_hw	*ch = &c->hw[nd->hw - p->hw];
-
-			a->nodes_w += ch->draw;
-			if (ch->draw_est)
-				a->est = 1;
-		} else {
-			a->nohw++;
-			a->est = 1;
-		}
-		if (sys != NULL && !isnan(sys->depth_mm)) {
-			if (isnan(a->depth) || sys->depth_mm > a->depth) {
-				a->depth = sys->depth_mm;
-				a->deepest = sys->m.id;
-			}
-		} else if (sys != NULL) {
-			if (a->dunknown++ == 0)
-				a->dunknown_model = sys->m.id;
-			else if (strcmp(a->dunknown_model, sys->m.id) != 0)
-				a->dunknown_mixed = 1;
-		}
-		if (nd->u <= 0) {
-			a->unplaced++;
-			continue;
-		}
-		h = check_node_height(c, nd);
-		if (h < 0) {
-			a->conflicts++;
-			if (check_cap_take(&capr)) {
-				row = check_row(c, ROW_FAIL, "rack", "units",
-				    plan_loc(p, nd->src, "rack"));
-				row->subject = xasprintf("rack '%s'",
-				    nd->rackp->name);
-				row->measured = xasprintf("node '%s' (%s)",
-				    nd->name, sys->m.id);
-				row->limit = xstrdup("rack-mountable chassis");
-				row->hint = xasprintf("'%s' is not "
-				    "rack-mountable: leave rack and u out, or "
-				    "use a rack system", sys->m.id);
-			}
-			continue;
-		}
-		if (nd->hw == NULL || c->hw[nd->hw - p->hw].height == 0) {
-			if (a->hunknown++ == 0)
-				a->hunknown_model = sys != NULL ? sys->m.id :
-				    "(no hardware)";
-		}
-		check_rack_place(c, a, nd->rackp, occ, (long)i + 1, nd->u, h,
-		    plan_loc(p, nd->src, "u"), &cap);
-	}
-	for (i = 0; i < p->nswitches; i++) {
-		const struct plan_switch	*s = &p->switches[i];
-		const struct plan_rack		*r;
-		struct check_rack		*a;
-		long				 h = check_switch_height(s);
-
-		if (s->rack == NULL || (r = plan_rack_find(p, s->rack)) == NULL)
-			continue;
-		a = &ra[r - p->racks];
-		a->switches++;
-		if (s->cat != NULL && !isnan(s->cat->power_w))
-			a->switch_w += s->cat->power_w;
-		else {
-			a->switch_w += CHECK_SWITCH_W_PER_U * (double)h;
-			a->switch_est = 1;
-		}
-		if (s->cat != NULL && !isnan(s->cat->depth_mm)) {
-			if (isnan(a->depth) || s->cat->depth_mm > a->depth) {
-				a->depth = s->cat->depth_mm;
-				a->deepest = s->cat->m.id;
-			}
-		} else {
-			const char	*m = s->cat != NULL ? s->cat->m.id :
-			    s->model;
-
-			if (a->dunknown++ == 0)
-				a->dunknown_model = m;
-			else if (strcmp(a->dunknown_model, m) != 0)
-				a->dunknown_mixed = 1;
-		}
-		if (s->u <= 0) {
-			a->unplaced++;
-			continue;
-		}
-		if (s->cat == NULL || s->cat->rack_units <= 0) {
-			if (a->hunknown++ == 0)
-				a->hunknown_model = s->model;
-		}
-		check_rack_place(c, a, r, occ, -(long)i - 1, s->u, h,
-		    plan_loc(p, s->src, "u"), &cap);
-	}
+	for (i = 0; i < p->nnodes; i++)
+		check_racks_node(c, ra, occ, i, &cap, &capr);
+	for (i = 0; i < p->nswitches; i++)
+		check_racks_switch(c, ra, occ, i, &cap);
 	check_cap_flush(c, &capr, "rack", "units");
 	check_cap_flush(c, &cap, "rack", "units");
 	for (i = 0; i < p->nracks; i++)
