@@ -1159,6 +1159,75 @@ check_assignment_text(const struct check_card *cards, size_t ncards,
 	return buf_detach(&b, NULL);
 }
 
+/* A newer card in an older slot works at the slot's speed: the first. */
+static void
+check_pcie_gen(struct check_ctx *c, const struct plan_hw *hw,
+    const struct check_card *cards, const struct check_slot_use *u,
+    size_t nslots, struct prov_loc loc)
+{
+	struct row		*row;
+	const struct check_card	*cd;
+	size_t			 i;
+
+	for (i = 0; i < nslots; i++) {
+		if (u[i].card < 0)
+			continue;
+		cd = &cards[u[i].card];
+		if (cd->gen <= 0 || u[i].slot->gen <= 0 ||
+		    cd->gen <= u[i].slot->gen)
+			continue;
+		row = check_row(c, ROW_WARN, "pcie", "PCIe generation", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%s %s: gen %ld", cd->kind,
+		    cd->model, cd->gen);
+		row->limit = xasprintf("slot %s: gen %ld", u[i].name,
+		    u[i].slot->gen);
+		row->hint = xasprintf("the card runs at gen %ld speed",
+		    u[i].slot->gen);
+		row->value = (double)cd->gen;
+		row->max = (double)u[i].slot->gen;
+		return;
+	}
+}
+
+/* The cards' lanes against what the CPUs give. */
+static void
+check_pcie_lanes(struct check_ctx *c, const struct plan_hw *hw, long need,
+    int assumed, struct prov_loc loc)
+{
+	const struct cat_cpu	*cpu = hw->cpu_cat;
+	struct row		*row;
+	long			 have = -1;
+
+	if (cpu != NULL && hw->ncpus == 2 && cpu->pcie_lanes_2s > 0)
+		have = cpu->pcie_lanes_2s;
+	else if (cpu != NULL && cpu->pcie_lanes > 0 && hw->ncpus > 0)
+		have = cpu->pcie_lanes * hw->ncpus;
+	if (have < 0) {
+		row = check_row(c, ROW_WARN, "pcie", "lanes", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld lanes", need);
+		row->limit = xstrdup("unknown");
+		row->hint = xasprintf("the CPU lanes of '%s' are "
+		    "unknown: give cpu: { model, count }", hw->name);
+		row->value = (double)need;
+	} else {
+		row = check_row(c, need > have || assumed ? ROW_WARN :
+		    ROW_OK, "pcie", "lanes", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld lanes", need);
+		row->limit = xasprintf("%ld lanes (%ld x %s)", have,
+		    hw->ncpus, cpu->m.id);
+		row->hint = need > have ? xasprintf("the cards want "
+		    "%ld more lanes than the CPUs give: this works "
+		    "only behind PCIe switches, with the cards sharing "
+		    "bandwidth", need - have) : assumed ? xstrdup(
+		    "a card's lanes are unknown: x16 assumed") : NULL;
+		row->value = (double)need;
+		row->max = (double)have;
+	}
+}
+
 static void
 check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 {
@@ -1169,8 +1238,7 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 	char			*why = NULL;
 	int			 r, assumed = 0;
 	struct prov_loc		 loc = plan_loc(c->p, hw->src, "system");
-	const struct cat_cpu	*cpu = hw->cpu_cat;
-	long			 need = 0, have = -1;
+	long			 need = 0;
 
 	check_pcie_formfactor(c, hw);
 	check_pcie_cpu(c, hw);
@@ -1231,59 +1299,10 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 		row->value = (double)ncards;
 		row->max = (double)nslots;
 		free(txt);
-		/* A newer card in an older slot works at the slot's speed. */
-		for (i = 0; i < nslots; i++) {
-			const struct check_card	*cd;
-
-			if (u[i].card < 0)
-				continue;
-			cd = &cards[u[i].card];
-			if (cd->gen > 0 && u[i].slot->gen > 0 &&
-			    cd->gen > u[i].slot->gen) {
-				row = check_row(c, ROW_WARN, "pcie",
-				    "PCIe generation", loc);
-				row->subject = check_hw_subject(hw);
-				row->measured = xasprintf("%s %s: gen %ld",
-				    cd->kind, cd->model, cd->gen);
-				row->limit = xasprintf("slot %s: gen %ld",
-				    u[i].name, u[i].slot->gen);
-				row->hint = xasprintf("the card runs at gen "
-				    "%ld speed", u[i].slot->gen);
-				row->value = (double)cd->gen;
-				row->max = (double)u[i].slot->gen;
-				break;
-			}
-		}
+		check_pcie_gen(c, hw, cards, u, nslots, loc);
 	}
-	if (ncards > 0) {
-		if (cpu != NULL && hw->ncpus == 2 && cpu->pcie_lanes_2s > 0)
-			have = cpu->pcie_lanes_2s;
-		else if (cpu != NULL && cpu->pcie_lanes > 0 && hw->ncpus > 0)
-			have = cpu->pcie_lanes * hw->ncpus;
-		if (have < 0) {
-			row = check_row(c, ROW_WARN, "pcie", "lanes", loc);
-			row->subject = check_hw_subject(hw);
-			row->measured = xasprintf("%ld lanes", need);
-			row->limit = xstrdup("unknown");
-			row->hint = xasprintf("the CPU lanes of '%s' are "
-			    "unknown: give cpu: { model, count }", hw->name);
-			row->value = (double)need;
-		} else {
-			row = check_row(c, need > have || assumed ? ROW_WARN :
-			    ROW_OK, "pcie", "lanes", loc);
-			row->subject = check_hw_subject(hw);
-			row->measured = xasprintf("%ld lanes", need);
-			row->limit = xasprintf("%ld lanes (%ld x %s)", have,
-			    hw->ncpus, cpu->m.id);
-			row->hint = need > have ? xasprintf("the cards want "
-			    "%ld more lanes than the CPUs give: this works "
-			    "only behind PCIe switches, with the cards sharing "
-			    "bandwidth", need - have) : assumed ? xstrdup(
-			    "a card's lanes are unknown: x16 assumed") : NULL;
-			row->value = (double)need;
-			row->max = (double)have;
-		}
-	}
+	if (ncards > 0)
+		check_pcie_lanes(c, hw, need, assumed, loc);
 	free(cards);
 	free(u);
 	free(why);
