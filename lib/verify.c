@@ -182,6 +182,28 @@ verify_run_prom(const struct plan *p, const struct verify_opts *o,
 		env->prom_error = *prom_why;
 }
 
+/*
+ * Node pn's job: the script goes in on stdin, into a file, and runs with
+ * stdin from /dev/null: no size limit of a command line, and no command
+ * of it (srun) can read the rest of it.  stdin_data is the caller's.
+ */
+static void
+verify_run_job(struct ssh_job *job, const struct plan *p,
+    const struct plan_node *pn, struct plan_node *const *sel, size_t nsel,
+    const struct verify_opts *o)
+{
+	struct buf	script = BUF_INIT;
+
+	verify_script(&script, p, pn, sel, nsel, o);
+	*job = (struct ssh_job)SSH_JOB_INIT;
+	job->command = "f=$(mktemp /tmp/.provision-verify.XXXXXX) && "
+	    "cat > \"$f\" && sh \"$f\" </dev/null; r=$?; rm -f \"$f\"; "
+	    "exit $r";
+	job->stdin_len = script.len;
+	job->stdin_data = buf_detach(&script, NULL);
+	job->label = "verify";
+}
+
 int
 verify_run(struct rows *out, struct verify_stats *stats,
     const struct plan *p, const struct verify_opts *o, struct strvec *notes,
@@ -196,8 +218,7 @@ verify_run(struct rows *out, struct verify_stats *stats,
 	struct verify_run_ctx	  rc;
 	struct verify_node	 *vn = NULL;
 	struct verify_env	  env = VERIFY_ENV_INIT;
-	struct buf		 *cmds = NULL, prom = BUF_INIT;
-	struct buf		  script = BUF_INIT;
+	struct buf		  prom = BUF_INIT;
 	struct facts		**fs = NULL;
 	struct hw_opts		  hwo = HW_OPTS_INIT;
 	struct prov_err		  e2 = PROV_ERR_INIT;
@@ -223,31 +244,15 @@ verify_run(struct rows *out, struct verify_stats *stats,
 		head_ix = nh++;
 	hosts = xcalloc(nh + 1, sizeof *hosts);
 	vn = xcalloc(nh + 1, sizeof *vn);
-	cmds = xcalloc(nh + 1, sizeof *cmds);
 	rc.jobs = xcalloc(nh + 1, sizeof *rc.jobs);
 	rc.given = xcalloc(nh + 1, sizeof *rc.given);
 	rc.res = xcalloc(nh + 1, sizeof *rc.res);
 	for (i = 0; i < nh; i++) {
-		const struct plan_node	*pn = i < nsel ? sel[i] : head;
-
-		vn[i].pn = pn;
-		hosts[i].name = pn->name;
-		hosts[i].addr = pn->address;
+		vn[i].pn = i < nsel ? sel[i] : head;
+		hosts[i].name = vn[i].pn->name;
+		hosts[i].addr = vn[i].pn->address;
 		ssh_result_init(&rc.res[i]);
-		cmds[i] = (struct buf)BUF_INIT;
-		buf_reset(&script);
-		verify_script(&script, p, pn, sel, nsel, o);
-		/* The script goes in on stdin, into a file, and runs with
-		 * stdin from /dev/null: no size limit of a command line, and
-		 * no command of it (srun) can read the rest of it. */
-		buf_adds(&cmds[i], "f=$(mktemp /tmp/.provision-verify.XXXXXX) "
-		    "&& cat > \"$f\" && sh \"$f\" </dev/null; r=$?; "
-		    "rm -f \"$f\"; exit $r");
-		rc.jobs[i] = (struct ssh_job)SSH_JOB_INIT;
-		rc.jobs[i].command = cmds[i].buf;
-		rc.jobs[i].stdin_data = xstrdup(script.buf);
-		rc.jobs[i].stdin_len = script.len;
-		rc.jobs[i].label = "verify";
+		verify_run_job(&rc.jobs[i], p, vn[i].pn, sel, nsel, o);
 	}
 	ssh_config_from_plan(&cfg, &p->ssh);
 	cfg.passphrase = o->passphrase;
@@ -290,13 +295,9 @@ out:
 	for (i = 0; vn != NULL && i < nh; i++) {
 		verify_node_release(&vn[i]);
 		ssh_result_release(&rc.res[i]);
-		buf_release(&cmds[i]);
-		if (rc.jobs[i].stdin_data != NULL) {
-			free((void *)rc.jobs[i].stdin_data);
-		}
+		free((void *)rc.jobs[i].stdin_data);
 	}
 	free(vn);
-	free(cmds);
 	free(rc.jobs);
 	free(rc.given);
 	free(rc.res);
@@ -306,7 +307,6 @@ out:
 	free(prom_url);
 	free(prom_why);
 	buf_release(&prom);
-	buf_release(&script);
 	prov_err_release(&e2);
 	return r;
 }
