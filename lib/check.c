@@ -969,6 +969,63 @@ check_join(const struct strvec *v, const char *sep)
 	return buf_detach(&b, NULL);
 }
 
+/* A system whose GPUs are on its baseboard: the plan's must be them. */
+static void
+check_pcie_baseboard(struct check_ctx *c, const struct plan_hw *hw,
+    struct prov_loc loc)
+{
+	struct row		*row;
+	const struct cat_system	*sys = hw->sys;
+	const struct cat_gpu	*g = hw->gpu_cat;
+	struct strvec		 ok = STRVEC_INIT;
+	char			*list;
+	size_t			 i;
+	int			 match;
+
+	match = check_is(&g->m, sys->gpus.model);
+	strvec_push(&ok, sys->gpus.model);
+	for (i = 0; i < sys->gpu_models.n; i++) {
+		if (check_is(&g->m, sys->gpu_models.v[i]))
+			match = 1;
+		if (strcmp(sys->gpu_models.v[i], sys->gpus.model) != 0)
+			strvec_push(&ok, sys->gpu_models.v[i]);
+	}
+	list = check_join(&ok, ", ");
+	if (!match) {
+		row = check_row(c, ROW_FAIL, "pcie", "form factor",
+		    loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+		    g->m.id, g->form_factor);
+		row->limit = xasprintf("baseboard of '%s': %s",
+		    sys->m.id, list);
+		row->hint = xasprintf("the GPUs of '%s' are fixed: use "
+		    "%s, or another system", sys->m.id, list);
+	} else if (hw->gpus.count >= 0 && sys->gpus.count > 0 &&
+	    hw->gpus.count != sys->gpus.count) {
+		row = check_row(c, ROW_FAIL, "pcie", "form factor",
+		    loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld x %s", hw->ngpus,
+		    g->m.id);
+		row->limit = xasprintf("%ld on the baseboard of '%s'",
+		    sys->gpus.count, sys->m.id);
+		row->hint = xasprintf("set count: %ld or leave it out",
+		    sys->gpus.count);
+		row->value = (double)hw->ngpus;
+		row->max = (double)sys->gpus.count;
+	} else {
+		row = check_row(c, ROW_OK, "pcie", "form factor", loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
+		    g->m.id, g->form_factor);
+		row->limit = xasprintf("baseboard of '%s': %s",
+		    sys->m.id, list);
+	}
+	free(list);
+	strvec_clear(&ok);
+}
+
 static void
 check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 {
@@ -977,56 +1034,13 @@ check_pcie_formfactor(struct check_ctx *c, const struct plan_hw *hw)
 	const struct cat_gpu	*g = hw->gpu_cat;
 	struct prov_loc		 loc = plan_loc(c->p, hw->gpus.src != NULL ?
 	    hw->gpus.src : hw->src, hw->gpus.src != NULL ? "model" : "system");
-	struct strvec		 ok = STRVEC_INIT;
 	char			*list;
 	size_t			 i;
 
 	if (g == NULL || hw->ngpus <= 0 || sys == NULL)
 		return;
 	if (sys->gpus.model != NULL) {
-		int	match = check_is(&g->m, sys->gpus.model);
-
-		strvec_push(&ok, sys->gpus.model);
-		for (i = 0; i < sys->gpu_models.n; i++) {
-			if (check_is(&g->m, sys->gpu_models.v[i]))
-				match = 1;
-			if (strcmp(sys->gpu_models.v[i], sys->gpus.model) != 0)
-				strvec_push(&ok, sys->gpu_models.v[i]);
-		}
-		list = check_join(&ok, ", ");
-		if (!match) {
-			row = check_row(c, ROW_FAIL, "pcie", "form factor",
-			    loc);
-			row->subject = check_hw_subject(hw);
-			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor);
-			row->limit = xasprintf("baseboard of '%s': %s",
-			    sys->m.id, list);
-			row->hint = xasprintf("the GPUs of '%s' are fixed: use "
-			    "%s, or another system", sys->m.id, list);
-		} else if (hw->gpus.count >= 0 && sys->gpus.count > 0 &&
-		    hw->gpus.count != sys->gpus.count) {
-			row = check_row(c, ROW_FAIL, "pcie", "form factor",
-			    loc);
-			row->subject = check_hw_subject(hw);
-			row->measured = xasprintf("%ld x %s", hw->ngpus,
-			    g->m.id);
-			row->limit = xasprintf("%ld on the baseboard of '%s'",
-			    sys->gpus.count, sys->m.id);
-			row->hint = xasprintf("set count: %ld or leave it out",
-			    sys->gpus.count);
-			row->value = (double)hw->ngpus;
-			row->max = (double)sys->gpus.count;
-		} else {
-			row = check_row(c, ROW_OK, "pcie", "form factor", loc);
-			row->subject = check_hw_subject(hw);
-			row->measured = xasprintf("%ld x %s (%s)", hw->ngpus,
-			    g->m.id, g->form_factor);
-			row->limit = xasprintf("baseboard of '%s': %s",
-			    sys->m.id, list);
-		}
-		free(list);
-		strvec_clear(&ok);
+		check_pcie_baseboard(c, hw, loc);
 		return;
 	}
 	if (check_baseboard_ff(g->form_factor)) {
