@@ -654,27 +654,11 @@ redfish_cmp_count(struct rows *rows, const char *what, long want,
 		    "%s than planned", got < want ? "fewer" : "more");
 }
 
+/* The BMC's processor model names the planned CPU. */
 static void
-redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
-    const struct redfish_inv *inv, const struct catalog *cat)
+redfish_cmp_cpu_model(struct rows *rows, const struct plan_hw *hw,
+    const struct redfish_inv *inv)
 {
-	const struct plan_hw	*hw = nd->hw;
-	const struct cat_system	*sys;
-	char			*e = NULL, *f = NULL;
-	long			 psus;
-	double			 watts;
-	size_t			 i;
-
-	if (hw == NULL) {
-		rows_addf(rows, ROW_SKIP, NULL, "hardware", NULL, NULL,
-		    "the plan gives node '%s' no hardware", nd->name);
-		return;
-	}
-	sys = hw->sys;
-
-	redfish_cmp_count(rows, "cpu count", hw->ncpus, inv->cpus,
-	    "the BMC lists no processors");
-
 	if (hw->cpu_cat == NULL && hw->cpu.model == NULL)
 		rows_addf(rows, ROW_SKIP, NULL, "cpu model", NULL,
 		    inv->cpu_model, "the plan names no CPU model");
@@ -690,6 +674,14 @@ redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
 		rows_addf(rows, ROW_WARN, NULL, "cpu model", hw->cpu_cat ?
 		    hw->cpu_cat->m.name : hw->cpu.model, inv->cpu_model,
 		    "the BMC's model does not name the planned CPU");
+}
+
+/* Memory within REDFISH_MEM_SLACK of the plan's memory_gb. */
+static void
+redfish_cmp_memory(struct rows *rows, const struct plan_hw *hw,
+    const struct redfish_inv *inv)
+{
+	char	*e = NULL, *f = NULL;
 
 	if (isnan(hw->mem_gb))
 		rows_addf(rows, ROW_SKIP, NULL, "memory", NULL, NULL,
@@ -712,10 +704,14 @@ redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
 	}
 	free(e);
 	free(f);
-	e = f = NULL;
+}
 
-	redfish_cmp_count(rows, "gpu count", hw->ngpus, inv->gpus,
-	    "the BMC lists no PCIe devices and no GPU processors");
+/* Every GPU's PCI id is the planned GPU's. */
+static void
+redfish_cmp_gpu_model(struct rows *rows, const struct plan_hw *hw,
+    const struct redfish_inv *inv, const struct catalog *cat)
+{
+	size_t	i;
 
 	if (hw->gpu_cat != NULL && inv->gpu_pci_ids.n > 0 && cat != NULL) {
 		const struct cat_gpu	*g = NULL;
@@ -741,6 +737,18 @@ redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
 		rows_addf(rows, ROW_SKIP, NULL, "gpu model",
 		    hw->gpu_cat->m.id, inv->gpu_model, "the BMC gives no GPU "
 		    "PCI ids");
+}
+
+/* PSU count and rating, from the plan or its system. */
+static void
+redfish_cmp_psus(struct rows *rows, const struct plan_hw *hw,
+    const struct redfish_inv *inv)
+{
+	const struct cat_system	*sys = hw->sys;
+	char			*e = NULL, *f = NULL;
+	long			 psus;
+	double			 watts;
+	size_t			 i;
 
 	psus = hw->psu.count >= 0 ? hw->psu.count : sys != NULL ?
 	    sys->psu_count : -1;
@@ -779,6 +787,27 @@ redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
 	}
 	free(e);
 	free(f);
+}
+
+static void
+redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
+    const struct redfish_inv *inv, const struct catalog *cat)
+{
+	const struct plan_hw	*hw = nd->hw;
+
+	if (hw == NULL) {
+		rows_addf(rows, ROW_SKIP, NULL, "hardware", NULL, NULL,
+		    "the plan gives node '%s' no hardware", nd->name);
+		return;
+	}
+	redfish_cmp_count(rows, "cpu count", hw->ncpus, inv->cpus,
+	    "the BMC lists no processors");
+	redfish_cmp_cpu_model(rows, hw, inv);
+	redfish_cmp_memory(rows, hw, inv);
+	redfish_cmp_count(rows, "gpu count", hw->ngpus, inv->gpus,
+	    "the BMC lists no PCIe devices and no GPU processors");
+	redfish_cmp_gpu_model(rows, hw, inv, cat);
+	redfish_cmp_psus(rows, hw, inv);
 }
 
 void
