@@ -1292,6 +1292,69 @@ pxe_exists(const struct pxe_ctx *c, const char *rel)
 	return r;
 }
 
+/* The templates: boot.ipxe, the distribution's iPXE script and answers. */
+static int
+pxe_templates(struct pxe_ctx *c, struct prov_err *err)
+{
+	char	*rel;
+	int	 r;
+
+	if (pxe_template(&c->t_boot, c, "boot.ipxe", err) != 0)
+		return -1;
+	rel = xasprintf("%s.ipxe", c->distro);
+	r = pxe_template(&c->t_ipxe, c, rel, err);
+	free(rel);
+	if (r != 0 || pxe_template(&c->t_answer, c,
+	    strcmp(c->distro, "debian") == 0 ? "debian-preseed.cfg" :
+	    strcmp(c->distro, "ubuntu") == 0 ? "ubuntu-user-data" :
+	    "rocky-ks.cfg", err) != 0)
+		return -1;
+	if (strcmp(c->distro, "ubuntu") == 0 &&
+	    pxe_template(&c->t_answer2, c, "ubuntu-meta-data", err) != 0)
+		return -1;
+	return 0;
+}
+
+/* Notes for what a boot still lacks; the kernel's sums when it is here. */
+static int
+pxe_missing(struct pxe_ctx *c, struct prov_err *err)
+{
+	char	*rel = NULL;
+	int	 r = -1;
+
+	if (c->o->iso == NULL) {
+		rel = xasprintf("%s/vmlinuz", c->boot_dir);
+		c->res->have_kernel = pxe_exists(c, rel);
+		if (pxe_sum_existing(c, rel, err) != 0)
+			goto out;
+		free(rel);
+		rel = xasprintf("%s/initrd", c->boot_dir);
+		c->res->have_kernel = c->res->have_kernel && pxe_exists(c, rel);
+		if (pxe_sum_existing(c, rel, err) != 0)
+			goto out;
+		if (!c->res->have_kernel)
+			strvec_pushf(&c->res->notes, "no kernel and initrd in "
+			    "'%s/%s': run again with --iso INSTALLER-IMAGE",
+			    c->outdir, c->boot_dir);
+	}
+	if (!pxe_exists(c, "undionly.kpxe") || !pxe_exists(c, "ipxe.efi"))
+		strvec_pushf(&c->res->notes, "copy undionly.kpxe and ipxe.efi "
+		    "into '%s' (Debian package ipxe: /usr/lib/ipxe/)",
+		    c->outdir);
+	if (strcmp(c->distro, "ubuntu") == 0) {
+		free(rel);
+		rel = xasprintf("iso/ubuntu-%s.iso", c->release);
+		if (!pxe_exists(c, rel) && c->o->iso == NULL)
+			strvec_pushf(&c->res->notes, "put the Ubuntu %s "
+			    "live-server ISO at '%s/%s': casper downloads it "
+			    "at boot", c->release, c->outdir, rel);
+	}
+	r = 0;
+out:
+	free(rel);
+	return r;
+}
+
 int
 pxe_render(struct pxe_result *res, const struct plan *p,
     const struct pxe_opts *o, struct prov_err *err)
@@ -1313,17 +1376,7 @@ pxe_render(struct pxe_result *res, const struct plan *p,
 	if (pxe_setup(&c, err) != 0)
 		goto out;
 	res->boot_dir = xstrdup(c.boot_dir);
-	if (pxe_template(&c.t_boot, &c, "boot.ipxe", err) != 0)
-		goto out;
-	rel = xasprintf("%s.ipxe", c.distro);
-	if (pxe_template(&c.t_ipxe, &c, rel, err) != 0)
-		goto out;
-	if (pxe_template(&c.t_answer, &c, strcmp(c.distro, "debian") == 0 ?
-	    "debian-preseed.cfg" : strcmp(c.distro, "ubuntu") == 0 ?
-	    "ubuntu-user-data" : "rocky-ks.cfg", err) != 0)
-		goto out;
-	if (strcmp(c.distro, "ubuntu") == 0 &&
-	    pxe_template(&c.t_answer2, &c, "ubuntu-meta-data", err) != 0)
+	if (pxe_templates(&c, err) != 0)
 		goto out;
 	if (o->iso != NULL && pxe_extract_iso(&c, err) != 0)
 		goto out;
@@ -1362,34 +1415,8 @@ pxe_render(struct pxe_result *res, const struct plan *p,
 		goto out;
 
 	/* What is still missing for a boot. */
-	if (o->iso == NULL) {
-		free(rel);
-		rel = xasprintf("%s/vmlinuz", c.boot_dir);
-		res->have_kernel = pxe_exists(&c, rel);
-		if (pxe_sum_existing(&c, rel, err) != 0)
-			goto out;
-		free(rel);
-		rel = xasprintf("%s/initrd", c.boot_dir);
-		res->have_kernel = res->have_kernel && pxe_exists(&c, rel);
-		if (pxe_sum_existing(&c, rel, err) != 0)
-			goto out;
-		if (!res->have_kernel)
-			strvec_pushf(&res->notes, "no kernel and initrd in "
-			    "'%s/%s': run again with --iso INSTALLER-IMAGE",
-			    c.outdir, c.boot_dir);
-	}
-	if (!pxe_exists(&c, "undionly.kpxe") || !pxe_exists(&c, "ipxe.efi"))
-		strvec_pushf(&res->notes, "copy undionly.kpxe and ipxe.efi into "
-		    "'%s' (Debian package ipxe: /usr/lib/ipxe/)", c.outdir);
-	if (strcmp(c.distro, "ubuntu") == 0) {
-		free(rel);
-		rel = xasprintf("iso/ubuntu-%s.iso", c.release);
-		if (!pxe_exists(&c, rel) && o->iso == NULL)
-			strvec_pushf(&res->notes, "put the Ubuntu %s live-server "
-			    "ISO at '%s/%s': casper downloads it at boot",
-			    c.release, c.outdir, rel);
-	}
-	free(rel);
+	if (pxe_missing(&c, err) != 0)
+		goto out;
 	rel = xasprintf("%s/SHA256SUMS", c.outdir);
 	if (buf_write_file_atomic(rel, c.sums.buf, c.sums.len, 0644) != 0) {
 		prov_err_sys(err, "cannot write '%s'", rel);
