@@ -1025,94 +1025,116 @@ verify_eval_runtime(struct verify_ctx *c, size_t k)
 	}
 }
 
+/* Slurm's view of the nodes, from the head's sinfo and scontrol. */
 static void
-verify_eval_prepare(struct verify_ctx *c)
+verify_prepare_slurm(struct verify_ctx *c)
 {
 	const struct verify_node	*h = c->head;
 	const struct verify_sec		*s;
 	struct prov_err			 err = PROV_ERR_INIT;
-	size_t				 i, j;
+	size_t				 i;
 
-	if (verify_is_slurm(c->p)) {
-		if (h == NULL)
-			c->slurm_why = xstrdup("no head node in the plan");
-		else if (!h->reached)
-			c->slurm_why = xasprintf("the head '%s' did not "
-			    "answer", h->pn->name);
-		else if ((s = verify_node_sec(h, "sinfo")) == NULL)
-			c->slurm_why = xstrdup("sinfo was not run");
-		else if (s->rc != 0) {
-			char	*l = verify_oneline(s->body, 200);
+	if (!verify_is_slurm(c->p))
+		return;
+	if (h == NULL)
+		c->slurm_why = xstrdup("no head node in the plan");
+	else if (!h->reached)
+		c->slurm_why = xasprintf("the head '%s' did not answer",
+		    h->pn->name);
+	else if ((s = verify_node_sec(h, "sinfo")) == NULL)
+		c->slurm_why = xstrdup("sinfo was not run");
+	else if (s->rc != 0) {
+		char	*l = verify_oneline(s->body, 200);
 
-			c->slurm_why = xasprintf("sinfo on '%s' failed: %s",
-			    h->pn->name, l);
-			free(l);
-		} else if (verify_parse_sinfo(&c->sl, s->body,
-		    "node,state,gres", &err) != 0)
-			c->slurm_why = xstrdup(err.msg);
-		else
-			c->slurm_ok = 1;
-		prov_err_release(&err);
-		/* scontrol adds the reasons */
-		if (c->slurm_ok && (s = verify_node_sec(h, "scontrol")) !=
-		    NULL && s->rc == 0) {
-			struct verify_slurm	sc;
+		c->slurm_why = xasprintf("sinfo on '%s' failed: %s",
+		    h->pn->name, l);
+		free(l);
+	} else if (verify_parse_sinfo(&c->sl, s->body,
+	    "node,state,gres", &err) != 0)
+		c->slurm_why = xstrdup(err.msg);
+	else
+		c->slurm_ok = 1;
+	prov_err_release(&err);
+	/* scontrol adds the reasons */
+	if (c->slurm_ok && (s = verify_node_sec(h, "scontrol")) !=
+	    NULL && s->rc == 0) {
+		struct verify_slurm	sc;
 
-			memset(&sc, 0, sizeof sc);
-			if (verify_parse_scontrol(&sc, s->body, &err) == 0)
-				for (i = 0; i < sc.n; i++) {
-					struct verify_snode *x =
-					    verify_slurm_find(&c->sl,
-					    sc.v[i].name);
+		memset(&sc, 0, sizeof sc);
+		if (verify_parse_scontrol(&sc, s->body, &err) == 0)
+			for (i = 0; i < sc.n; i++) {
+				struct verify_snode	*x = verify_slurm_find(
+				    &c->sl, sc.v[i].name);
 
-					if (x == NULL)
-						continue;
-					if (x->reason == NULL &&
-					    sc.v[i].reason != NULL)
-						x->reason = xstrdup(
-						    sc.v[i].reason);
-					if (x->gres == NULL && sc.v[i].gres)
-						x->gres = xstrdup(
-						    sc.v[i].gres);
-				}
-			verify_slurm_release(&sc);
-			prov_err_release(&err);
-		}
-	}
-	if (verify_is_k8s(c->p)) {
-		if (h == NULL || !h->reached)
-			c->k8s_why = xstrdup("the head did not answer");
-		else if ((s = verify_node_sec(h, "k8s")) == NULL)
-			c->k8s_why = xstrdup("kubectl was not run");
-		else if (s->rc != 0) {
-			char	*l = verify_oneline(s->body, 200);
-
-			c->k8s_why = xasprintf("kubectl on '%s' failed: %s",
-			    h->pn->name, l);
-			free(l);
-		} else if (verify_parse_k8s_nodes(&c->k8, s->body,
-		    strlen(s->body), &err) != 0)
-			c->k8s_why = xstrdup(err.msg);
-		else
-			c->k8s_ok = 1;
+				if (x == NULL)
+					continue;
+				if (x->reason == NULL && sc.v[i].reason != NULL)
+					x->reason = xstrdup(sc.v[i].reason);
+				if (x->gres == NULL && sc.v[i].gres)
+					x->gres = xstrdup(sc.v[i].gres);
+			}
+		verify_slurm_release(&sc);
 		prov_err_release(&err);
 	}
-	if (c->p->sw.prometheus != NULL) {
-		if (c->env->prom_url == NULL)
-			c->prom_why = xstrdup("Prometheus was not asked");
-		else if (c->env->prom_json == NULL)
-			c->prom_why = xasprintf("%s: %s", c->env->prom_url,
-			    c->env->prom_error ? c->env->prom_error :
-			    "no answer");
-		else if (verify_parse_prom_targets(&c->tg, c->env->prom_json,
-		    c->env->prom_len, &err) != 0)
-			c->prom_why = xasprintf("%s: %s", c->env->prom_url,
-			    err.msg);
-		else
-			c->prom_ok = 1;
-		prov_err_release(&err);
-	}
-	/* the MTU most nodes use, per network */
+}
+
+/* Kubernetes's view of the nodes, from the head's kubectl. */
+static void
+verify_prepare_k8s(struct verify_ctx *c)
+{
+	const struct verify_node	*h = c->head;
+	const struct verify_sec		*s;
+	struct prov_err			 err = PROV_ERR_INIT;
+
+	if (!verify_is_k8s(c->p))
+		return;
+	if (h == NULL || !h->reached)
+		c->k8s_why = xstrdup("the head did not answer");
+	else if ((s = verify_node_sec(h, "k8s")) == NULL)
+		c->k8s_why = xstrdup("kubectl was not run");
+	else if (s->rc != 0) {
+		char	*l = verify_oneline(s->body, 200);
+
+		c->k8s_why = xasprintf("kubectl on '%s' failed: %s",
+		    h->pn->name, l);
+		free(l);
+	} else if (verify_parse_k8s_nodes(&c->k8, s->body,
+	    strlen(s->body), &err) != 0)
+		c->k8s_why = xstrdup(err.msg);
+	else
+		c->k8s_ok = 1;
+	prov_err_release(&err);
+}
+
+/* Prometheus's targets, as verify_run fetched them. */
+static void
+verify_prepare_prom(struct verify_ctx *c)
+{
+	struct prov_err	err = PROV_ERR_INIT;
+
+	if (c->p->sw.prometheus == NULL)
+		return;
+	if (c->env->prom_url == NULL)
+		c->prom_why = xstrdup("Prometheus was not asked");
+	else if (c->env->prom_json == NULL)
+		c->prom_why = xasprintf("%s: %s", c->env->prom_url,
+		    c->env->prom_error ? c->env->prom_error :
+		    "no answer");
+	else if (verify_parse_prom_targets(&c->tg, c->env->prom_json,
+	    c->env->prom_len, &err) != 0)
+		c->prom_why = xasprintf("%s: %s", c->env->prom_url,
+		    err.msg);
+	else
+		c->prom_ok = 1;
+	prov_err_release(&err);
+}
+
+/* The MTU most nodes use, per network. */
+static void
+verify_prepare_mtu(struct verify_ctx *c)
+{
+	size_t	i, j;
+
 	c->mtu = xcalloc(c->p->nnets + 1, sizeof *c->mtu);
 	for (i = 0; i < c->p->nnets; i++) {
 		long	*seen = xcalloc(c->n + 1, sizeof *seen);
@@ -1148,6 +1170,16 @@ verify_eval_prepare(struct verify_ctx *c)
 		free(seen);
 		free(cnt);
 	}
+}
+
+/* What the head knows of all nodes, and the common MTUs, before the rows. */
+static void
+verify_eval_prepare(struct verify_ctx *c)
+{
+	verify_prepare_slurm(c);
+	verify_prepare_k8s(c);
+	verify_prepare_prom(c);
+	verify_prepare_mtu(c);
 }
 
 void
