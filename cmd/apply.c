@@ -390,7 +390,7 @@ cmd_apply_held(struct cmd_ctx *ctx, const char *state_path, size_t nheld)
 	size_t		 i, j, n = 0;
 
 	if (state_open(&st, state_path, &err) != 0) {
-		fprintf(ctx->err, "provision apply: %s\n", err.msg);
+		cmd_error(ctx, &err);
 		prov_err_release(&err);
 		return;
 	}

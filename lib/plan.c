@@ -927,21 +927,187 @@ plan_key_or(const struct yml_node *map, const char *k)
 	return p != NULL ? p->val : map;
 }
 
+/*
+ * One entry's values, one per node it names: addresses, MACs, interface
+ * addresses (one list per interface) and BMC addresses.  A bad value
+ * leaves NULL in its place.
+ */
+struct plan_entry_vals {
+	const char	**addrs, **macs, **bmcs;
+	const char	***ifv;
+	size_t		  nif;
+};
+
+/* How many nodes the entry's name gives (1 unless a pattern); -1: error. */
+static int
+plan_node_entry_count(struct plan_ld *ld, const struct yml_node *v,
+    const char *name, size_t *n)
+{
+	struct prov_err	e = PROV_ERR_INIT;
+
+	*n = 1;
+	if (!hostlist_is_pattern(name))
+		return 0;
+	if (hostlist_count(n, name, &e) != 0) {
+		plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s", e.msg);
+		prov_err_release(&e);
+		return -1;
+	}
+	if (*n == 0 || ld->p->nnodes + *n > ld->max_nodes) {
+		plan_ld_err(ld, plan_key_or(v, "name"),
+		    "split the plan or raise the limit",
+		    "'%s' gives %zu nodes; at most %zu are allowed",
+		    name, *n, ld->max_nodes);
+		return -1;
+	}
+	return 0;
+}
+
+/* Expands each per-node value of the entry to n values. */
+static void
+plan_node_entry_expand(struct plan_ld *ld, const struct yml_node *v,
+    struct plan_node_raw *raw, struct plan_bmc_raw *braw, size_t n,
+    struct plan_entry_vals *ev)
+{
+	const struct yml_node	*ml;
+	size_t			 i, j;
+
+	if (raw->address != NULL)
+		(void)plan_expand_values(ld, &ev->addrs, raw->address,
+		    plan_key_or(v, "address"), "address", n);
+	if (raw->mac != NULL && n != 1) {
+		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
+		    "one MAC per node", "'mac' on a range of %zu nodes", n);
+		raw->mac = NULL;
+	}
+	if ((ml = yml_map_get(v, "macs")) != NULL) {
+		/* Each entry was checked (a bad one is missing here). */
+		if (ml->kind != YML_SEQ || ml->n != n)
+			plan_ld_err(ld, ml, NULL, "'macs' must be a list "
+			    "of %zu MAC addresses", n);
+		else if (raw->macs.n == n) {
+			ev->macs = xcalloc(n, sizeof *ev->macs);
+			for (i = 0; i < n; i++)
+				ev->macs[i] = ml->u.items[i]->u.s;
+		}
+	}
+	if (raw->interfaces != NULL) {
+		/* The schema checked every value as addresses. */
+		ev->nif = raw->interfaces->n;
+		ev->ifv = xcalloc(ev->nif, sizeof *ev->ifv);
+		for (j = 0; j < ev->nif; j++) {
+			const struct yml_pair	*pr = &raw->interfaces->u.pairs[j];
+
+			(void)plan_expand_values(ld, &ev->ifv[j], pr->val->u.s,
+			    pr->val, pr->key->u.s, n);
+		}
+	}
+	if (raw->bmc != NULL) {
+		braw->port = 443;
+		if (schema_bind(&ld->sc, raw->bmc, plan_bmc_fields, braw) == 0)
+			(void)plan_expand_values(ld, &ev->bmcs, braw->address,
+			    plan_key_or(raw->bmc, "address"), "bmc address", n);
+	}
+}
+
+static void
+plan_entry_vals_release(struct plan_entry_vals *ev)
+{
+	size_t	j;
+
+	free(ev->addrs);
+	free(ev->macs);
+	free(ev->bmcs);
+	for (j = 0; j < ev->nif; j++)
+		free(ev->ifv[j]);
+	free(ev->ifv);
+}
+
+/* The i-th node of the entry, named name, its values from ev. */
+static void
+plan_node_fill(struct plan_ld *ld, struct plan_node *nd, const char *name,
+    size_t i, const struct yml_node *v, const struct plan_node_raw *raw,
+    const struct plan_bmc_raw *braw, const struct plan_entry_vals *ev)
+{
+	struct plan	*p = ld->p;
+	size_t		 j;
+
+	memset(nd, 0, sizeof *nd);
+	nd->name = name;
+	nd->role = PLAN_ROLE_WORKER;
+	for (j = 0; plan_roles[j] != NULL; j++)
+		if (strcmp(raw->role, plan_roles[j]) == 0)
+			nd->role = (enum plan_role)j;
+	nd->hardware = raw->hardware;
+	nd->rack = raw->rack;
+	nd->u = raw->u;		/* filled by height later */
+	nd->address = ev->addrs != NULL ? ev->addrs[i] : NULL;
+	nd->mac = ev->macs != NULL ? ev->macs[i] : raw->mac;
+	nd->src = v;
+	nd->index = i;
+	if (ev->nif > 0) {
+		nd->ifaces = yml_doc_alloc(&p->doc, ev->nif * sizeof *nd->ifaces);
+		nd->nifaces = ev->nif;
+		for (j = 0; j < ev->nif; j++) {
+			nd->ifaces[j].network =
+			    raw->interfaces->u.pairs[j].key->u.s;
+			nd->ifaces[j].address = ev->ifv[j] != NULL ?
+			    ev->ifv[j][i] : NULL;
+		}
+	}
+	if (ev->bmcs != NULL) {
+		nd->bmc = yml_doc_alloc(&p->doc, sizeof *nd->bmc);
+		nd->bmc->address = ev->bmcs[i];
+		nd->bmc->user = braw->user;
+		nd->bmc->password_env = braw->password_env;
+		nd->bmc->password_file = plan_path(ld, braw->password_file);
+		nd->bmc->ca_file = plan_path(ld, braw->ca_file);
+		nd->bmc->insecure = braw->insecure;
+		nd->bmc->port = braw->port;
+	}
+}
+
+/*
+ * The node's name, valid and unique; *badname counts the entry's bad
+ * names so that it gets one message, not one per node.
+ */
+static void
+plan_node_name_check(struct plan_ld *ld, const struct yml_node *v,
+    const struct plan_node *nd, size_t *badname)
+{
+	struct plan	*p = ld->p;
+
+	if (!str_is_hostname(nd->name)) {
+		if ((*badname)++ == 0)
+			plan_ld_err(ld, plan_key_or(v, "name"),
+			    "RFC 1123: letters, digits and '-', labels of "
+			    "at most 63 characters, not starting or "
+			    "ending with '-'",
+			    "'%s' is not a valid host name", nd->name);
+	} else if (strmap_add(&p->index->nodes, nd->name,
+	    (void *)(uintptr_t)(p->nnodes + 1)) != NULL) {
+		/* Indices, not pointers: p->nodes may still move. */
+		plan_ld_err(ld, plan_key_or(v, "name"),
+		    "node names must be unique",
+		    "duplicate node name '%s'", nd->name);
+	}
+}
+
 static void
 plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 {
 	struct plan		*p = ld->p;
 	struct plan_node_raw	 raw;
 	struct plan_bmc_raw	 braw;
+	struct plan_entry_vals	 ev;
 	struct prov_err		 e = PROV_ERR_INIT;
 	struct hostlist_iter	*it = NULL;
-	const char		**addrs = NULL, **macs = NULL, **bmcs = NULL;
-	const char		***ifv = NULL, *name;
-	const struct yml_node	*ml;
-	size_t			 n = 1, i, j, nif = 0, first, badname = 0;
+	const char		*name;
+	size_t			 n = 1, i, badname = 0;
 
 	memset(&raw, 0, sizeof raw);
 	memset(&braw, 0, sizeof braw);
+	memset(&ev, 0, sizeof ev);
 	raw.role = "worker";
 	raw.macs = (struct strvec)STRVEC_INIT;
 	/*
@@ -951,58 +1117,9 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	(void)schema_bind(&ld->sc, v, plan_node_fields, &raw);
 	if (raw.name == NULL)
 		goto out;
-
-	if (hostlist_is_pattern(raw.name)) {
-		if (hostlist_count(&n, raw.name, &e) != 0) {
-			plan_ld_err(ld, plan_key_or(v, "name"), NULL, "%s",
-			    e.msg);
-			prov_err_release(&e);
-			goto out;
-		}
-		if (n == 0 || p->nnodes + n > ld->max_nodes) {
-			plan_ld_err(ld, plan_key_or(v, "name"),
-			    "split the plan or raise the limit",
-			    "'%s' gives %zu nodes; at most %zu are allowed",
-			    raw.name, n, ld->max_nodes);
-			goto out;
-		}
-	}
-	if (raw.address != NULL)
-		(void)plan_expand_values(ld, &addrs, raw.address,
-		    plan_key_or(v, "address"), "address", n);
-	if (raw.mac != NULL && n != 1) {
-		plan_ld_err(ld, plan_key_or(v, "mac"), "use 'macs: [...]' with "
-		    "one MAC per node", "'mac' on a range of %zu nodes", n);
-		raw.mac = NULL;
-	}
-	if ((ml = yml_map_get(v, "macs")) != NULL) {
-		/* Each entry was checked (a bad one is missing here). */
-		if (ml->kind != YML_SEQ || ml->n != n)
-			plan_ld_err(ld, ml, NULL, "'macs' must be a list "
-			    "of %zu MAC addresses", n);
-		else if (raw.macs.n == n) {
-			macs = xcalloc(n, sizeof *macs);
-			for (i = 0; i < n; i++)
-				macs[i] = ml->u.items[i]->u.s;
-		}
-	}
-	if (raw.interfaces != NULL) {
-		/* The schema checked every value as addresses. */
-		nif = raw.interfaces->n;
-		ifv = xcalloc(nif, sizeof *ifv);
-		for (j = 0; j < nif; j++) {
-			const struct yml_pair	*pr = &raw.interfaces->u.pairs[j];
-
-			(void)plan_expand_values(ld, &ifv[j], pr->val->u.s,
-			    pr->val, pr->key->u.s, n);
-		}
-	}
-	if (raw.bmc != NULL) {
-		braw.port = 443;
-		if (schema_bind(&ld->sc, raw.bmc, plan_bmc_fields, &braw) == 0)
-			(void)plan_expand_values(ld, &bmcs, braw.address,
-			    plan_key_or(raw.bmc, "address"), "bmc address", n);
-	}
+	if (plan_node_entry_count(ld, v, raw.name, &n) != 0)
+		goto out;
+	plan_node_entry_expand(ld, v, &raw, &braw, n, &ev);
 	/*
 	 * A bad value above leaves NULL in its place and the nodes are still
 	 * made (the load fails anyway), so that later references to them do
@@ -1014,76 +1131,24 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 		prov_err_release(&e);
 		goto out;
 	}
-	first = p->nnodes;
 	ALLOC_GROW(p->nodes, p->nnodes + n, ld->nodes_alloc);
 	for (i = 0; i < n; i++) {
 		struct plan_node	*nd = &p->nodes[p->nnodes];
 
-		memset(nd, 0, sizeof *nd);
 		name = it != NULL ? hostlist_iter_next(it) : raw.name;
 		if (name == NULL)
 			break;
-		nd->name = it != NULL ? yml_doc_strdup(&p->doc, name) : name;
-		nd->role = PLAN_ROLE_WORKER;
-		for (j = 0; plan_roles[j] != NULL; j++)
-			if (strcmp(raw.role, plan_roles[j]) == 0)
-				nd->role = (enum plan_role)j;
-		nd->hardware = raw.hardware;
-		nd->rack = raw.rack;
-		nd->u = raw.u;		/* filled by height later */
-		nd->address = addrs != NULL ? addrs[i] : NULL;
-		nd->mac = macs != NULL ? macs[i] : raw.mac;
-		nd->src = v;
-		nd->index = i;
-		if (nif > 0) {
-			nd->ifaces = yml_doc_alloc(&p->doc,
-			    nif * sizeof *nd->ifaces);
-			nd->nifaces = nif;
-			for (j = 0; j < nif; j++) {
-				nd->ifaces[j].network =
-				    raw.interfaces->u.pairs[j].key->u.s;
-				nd->ifaces[j].address = ifv[j] != NULL ?
-				    ifv[j][i] : NULL;
-			}
-		}
-		if (bmcs != NULL) {
-			nd->bmc = yml_doc_alloc(&p->doc, sizeof *nd->bmc);
-			nd->bmc->address = bmcs[i];
-			nd->bmc->user = braw.user;
-			nd->bmc->password_env = braw.password_env;
-			nd->bmc->password_file = plan_path(ld, braw.password_file);
-			nd->bmc->ca_file = plan_path(ld, braw.ca_file);
-			nd->bmc->insecure = braw.insecure;
-			nd->bmc->port = braw.port;
-		}
-		if (!str_is_hostname(nd->name)) {
-			/* One message per entry, not one per node. */
-			if (badname++ == 0)
-				plan_ld_err(ld, plan_key_or(v, "name"),
-				    "RFC 1123: letters, digits and '-', labels of "
-				    "at most 63 characters, not starting or "
-				    "ending with '-'",
-				    "'%s' is not a valid host name", nd->name);
-		} else if (strmap_add(&p->index->nodes, nd->name,
-		    (void *)(uintptr_t)(p->nnodes + 1)) != NULL) {
-			/* Indices, not pointers: p->nodes may still move. */
-			plan_ld_err(ld, plan_key_or(v, "name"),
-			    "node names must be unique",
-			    "duplicate node name '%s'", nd->name);
-		}
+		plan_node_fill(ld, nd, it != NULL ?
+		    yml_doc_strdup(&p->doc, name) : name, i, v, &raw, &braw,
+		    &ev);
+		plan_node_name_check(ld, v, nd, &badname);
 		/* A bad name still fails the load; its references get checked. */
 		p->nnodes++;
 	}
-	(void)first;
 out:
 	strvec_clear(&raw.macs);
 	hostlist_iter_free(it);
-	free(addrs);
-	free(macs);
-	free(bmcs);
-	for (j = 0; j < nif; j++)
-		free(ifv[j]);
-	free(ifv);
+	plan_entry_vals_release(&ev);
 }
 
 /* Sum of the counts of every node entry, so the array is allocated once. */
