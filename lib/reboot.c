@@ -85,8 +85,7 @@ reboot_finish(const struct reboot_opts *o, struct reboot_node *rn,
 
 /* "boot ID [STATE [UNIT...]]" of reboot.sh: the ID, and the rest. */
 static int
-reboot_parse(const struct buf *out, char *id, size_t idlen,
-    const char **rest)
+reboot_parse(const struct buf *out, char *id, size_t idlen, const char **rest)
 {
 	const char	*p = out->buf, *e;
 	size_t		 len;
@@ -138,134 +137,200 @@ reboot_job(struct ssh_job *job, struct buf *in, const char *script,
 	job->label = "reboot";
 }
 
+/*
+ * One batch: its nodes (indices into nodes), their hosts and results for
+ * ssh_run_all(), and per node the boot ID before the reboot and when it
+ * started (0: it did not).
+ */
+struct reboot_was {
+	char	old[64];
+	double	t0;
+};
+
+struct reboot_batch {
+	struct reboot_node	 *nodes;
+	const size_t		 *idx;
+	size_t			  nb;
+	const struct reboot_opts *o;
+	struct ssh_config	  cfg;
+	struct ssh_host		 *hosts;
+	struct ssh_result	 *res;
+	struct reboot_was	 *was;
+	size_t			 *map;
+	struct ssh_job		  job;
+	struct buf		  in;
+};
+
+/* Starts every reboot of the batch; *left: the nodes now on their way. */
+static int
+reboot_batch_start(struct reboot_batch *b, size_t *left, struct prov_err *err)
+{
+	const char	*rest;
+	size_t		 i;
+
+	for (i = 0; i < b->nb; i++) {
+		b->hosts[i].name = b->nodes[b->idx[i]].name;
+		b->hosts[i].addr = b->nodes[b->idx[i]].addr;
+	}
+	b->cfg.forks = (long)b->nb;
+	b->cfg.keep_open = 0;
+	reboot_job(&b->job, &b->in, b->o->script, "reboot_start");
+	if (ssh_run_all(&b->cfg, b->hosts, b->nb, &b->job, b->res, NULL, NULL,
+	        err) != 0)
+		return -1;
+	for (i = 0; i < b->nb; i++) {
+		struct reboot_node	*rn = &b->nodes[b->idx[i]];
+		struct reboot_was	*w = &b->was[i];
+		char			*why;
+
+		if (b->res[i].status == SSH_OK &&
+		    reboot_parse(&b->res[i].out, w->old, sizeof w->old,
+		        &rest) == 0) {
+			w->t0 = reboot_now();
+			rn->res = REBOOT_PENDING;
+			reboot_emit(b->o, REBOOT_EV_START, rn);
+			(*left)++;
+		} else {
+			why = reboot_why(&b->res[i]);
+			reboot_finish(b->o, rn, REBOOT_FAILED, 0,
+			    xasprintf("cannot reboot: %s", why));
+			free(why);
+		}
+		ssh_result_release(&b->res[i]);
+	}
+	return 0;
+}
+
+/*
+ * What a node's answer says after its reboot: 1 when it is done (back
+ * and booted, degraded or failed, or refusing us), 0 while it is not
+ * back (no answer, or the boot ID of before).
+ */
+static int
+reboot_back(const struct reboot_opts *o, struct reboot_node *rn,
+    const struct reboot_was *w, const struct ssh_result *res)
+{
+	const char	*rest;
+	char		 id[64], *why;
+	int		 sl;
+
+	if (res->status == SSH_HOSTKEY || res->status == SSH_AUTH) {
+		why = reboot_why(res);
+		reboot_finish(o, rn, REBOOT_FAILED, w->t0,
+		    xasprintf("back, but %s", why));
+		free(why);
+		return 1;
+	}
+	if (res->status != SSH_OK ||
+	    reboot_parse(&res->out, id, sizeof id, &rest) != 0 ||
+	    strcmp(id, w->old) == 0)
+		return 0;
+	sl = (int)strcspn(rest, " \n");
+	if (sl == 7 && strncmp(rest, "running", 7) == 0)
+		reboot_finish(o, rn, REBOOT_OK, w->t0, NULL);
+	else if (sl == 8 && strncmp(rest, "degraded", 8) == 0)
+		reboot_finish(o, rn, REBOOT_DEGRADED, w->t0,
+		    xasprintf("degraded, failed units:%.*s",
+		        (int)strcspn(rest + sl, "\n"), rest + sl));
+	else
+		reboot_finish(o, rn, REBOOT_FAILED, w->t0,
+		    xasprintf("back, but its boot did not finish: "
+		              "systemd says %.*s",
+		        sl, rest));
+	return 1;
+}
+
+/* One look at the nodes not back yet; *left drops by those done. */
+static int
+reboot_batch_round(struct reboot_batch *b, double deadline, size_t *left,
+    struct prov_err *err)
+{
+	char	call[64];
+	long	wait_s;
+	size_t	i, k = 0;
+
+	for (i = 0; i < b->nb; i++)
+		if (b->was[i].t0 > 0 &&
+		    b->nodes[b->idx[i]].res == REBOOT_PENDING) {
+			b->hosts[k].name = b->nodes[b->idx[i]].name;
+			b->hosts[k].addr = b->nodes[b->idx[i]].addr;
+			b->map[k++] = i;
+		}
+	wait_s = (long)(deadline - reboot_now()) + 1;
+	snprintf(call, sizeof call, "reboot_wait %ld", wait_s);
+	reboot_job(&b->job, &b->in, b->o->script, call);
+	b->job.timeout_s = wait_s + 30;
+	b->cfg.forks = (long)k;
+	if (ssh_run_all(&b->cfg, b->hosts, k, &b->job, b->res, NULL, NULL,
+	        err) != 0)
+		return -1;
+	for (i = 0; i < k; i++) {
+		size_t	j = b->map[i];
+
+		if (reboot_back(b->o, &b->nodes[b->idx[j]], &b->was[j],
+		        &b->res[i]))
+			(*left)--;
+		ssh_result_release(&b->res[i]);
+	}
+	return 0;
+}
+
 static int
 reboot_batch(struct reboot_node *nodes, const size_t *idx, size_t nb,
     const struct reboot_opts *o, struct prov_err *err)
 {
-	struct ssh_config	 cfg = *o->cfg;
-	struct ssh_host		*hosts = xcalloc(nb, sizeof *hosts);
-	struct ssh_result	*res = xcalloc(nb, sizeof *res);
-	char			(*old)[64] = xcalloc(nb, sizeof *old);
-	double			*t0 = xcalloc(nb, sizeof *t0);
-	size_t			*map = xcalloc(nb, sizeof *map);
-	struct ssh_job		 job;
-	struct buf		 in = BUF_INIT;
-	double			 deadline, poll = o->poll_s > 0 ? o->poll_s :
-				    REBOOT_POLL_S;
-	size_t			 i, k, left = 0;
+	struct reboot_batch	 b;
+	double			 deadline, poll;
+	size_t			 i, left = 0;
 	int			 r = -1;
-	char			 call[64], id[64];
-	const char		*rest;
 
-	for (i = 0; i < nb; i++) {
-		hosts[i].name = nodes[idx[i]].name;
-		hosts[i].addr = nodes[idx[i]].addr;
-	}
-	cfg.forks = (long)nb;
-	cfg.keep_open = 0;
-	reboot_job(&job, &in, o->script, "reboot_start");
-	if (ssh_run_all(&cfg, hosts, nb, &job, res, NULL, NULL, err) != 0)
+	memset(&b, 0, sizeof b);
+	b.nodes = nodes;
+	b.idx = idx;
+	b.nb = nb;
+	b.o = o;
+	b.cfg = *o->cfg;
+	b.hosts = xcalloc(nb, sizeof *b.hosts);
+	b.res = xcalloc(nb, sizeof *b.res);
+	b.was = xcalloc(nb, sizeof *b.was);
+	b.map = xcalloc(nb, sizeof *b.map);
+	b.in = (struct buf)BUF_INIT;
+	poll = o->poll_s > 0 ? o->poll_s : REBOOT_POLL_S;
+	if (reboot_batch_start(&b, &left, err) != 0)
 		goto out;
-	for (i = 0; i < nb; i++) {
-		struct reboot_node	*rn = &nodes[idx[i]];
-
-		if (res[i].status == SSH_OK &&
-		    reboot_parse(&res[i].out, old[i], sizeof old[i], &rest) == 0) {
-			t0[i] = reboot_now();
-			rn->res = REBOOT_PENDING;
-			reboot_emit(o, REBOOT_EV_START, rn);
-			left++;
-		} else {
-			char	*why = reboot_why(&res[i]);
-
-			reboot_finish(o, rn, REBOOT_FAILED, 0, xasprintf(
-			    "cannot reboot: %s", why));
-			free(why);
-		}
-		ssh_result_release(&res[i]);
-	}
 
 	/* One try per round, short: a node down only means "not yet". */
-	cfg.tries = 1;
-	if (cfg.connect_timeout_s <= 0 || cfg.connect_timeout_s > REBOOT_CONNECT_S)
-		cfg.connect_timeout_s = REBOOT_CONNECT_S;
+	b.cfg.tries = 1;
+	if (b.cfg.connect_timeout_s <= 0 ||
+	    b.cfg.connect_timeout_s > REBOOT_CONNECT_S)
+		b.cfg.connect_timeout_s = REBOOT_CONNECT_S;
 	deadline = reboot_now() + (double)o->timeout_s;
 	while (left > 0) {
-		long	wait_s;
-
 		if (o->interrupted != NULL && *o->interrupted)
 			break;
 		reboot_sleep(poll);
 		if (reboot_now() >= deadline)
 			break;
-		k = 0;
-		for (i = 0; i < nb; i++)
-			if (t0[i] > 0 && nodes[idx[i]].res == REBOOT_PENDING) {
-				hosts[k].name = nodes[idx[i]].name;
-				hosts[k].addr = nodes[idx[i]].addr;
-				map[k++] = i;
-			}
-		wait_s = (long)(deadline - reboot_now()) + 1;
-		snprintf(call, sizeof call, "reboot_wait %ld", wait_s);
-		reboot_job(&job, &in, o->script, call);
-		job.timeout_s = wait_s + 30;
-		cfg.forks = (long)k;
-		if (ssh_run_all(&cfg, hosts, k, &job, res, NULL, NULL, err) != 0)
+		if (reboot_batch_round(&b, deadline, &left, err) != 0)
 			goto out;
-		for (i = 0; i < k; i++) {
-			size_t			 j = map[i];
-			struct reboot_node	*rn = &nodes[idx[j]];
-
-			if (res[i].status == SSH_HOSTKEY ||
-			    res[i].status == SSH_AUTH) {
-				char	*why = reboot_why(&res[i]);
-
-				reboot_finish(o, rn, REBOOT_FAILED, t0[j],
-				    xasprintf("back, but %s", why));
-				free(why);
-				left--;
-			} else if (res[i].status == SSH_OK &&
-			    reboot_parse(&res[i].out, id, sizeof id, &rest) == 0 &&
-			    strcmp(id, old[j]) != 0) {
-				size_t	sl = strcspn(rest, " \n");
-
-				if (sl == 7 && strncmp(rest, "running", 7) == 0)
-					reboot_finish(o, rn, REBOOT_OK, t0[j],
-					    NULL);
-				else if (sl == 8 && strncmp(rest, "degraded",
-				    8) == 0)
-					reboot_finish(o, rn, REBOOT_DEGRADED,
-					    t0[j], xasprintf("degraded, failed "
-					    "units:%.*s", (int)strcspn(rest + sl,
-					    "\n"), rest + sl));
-				else
-					reboot_finish(o, rn, REBOOT_FAILED,
-					    t0[j], xasprintf("back, but its boot "
-					    "did not finish: systemd says %.*s",
-					    (int)sl, rest));
-				left--;
-			}
-			ssh_result_release(&res[i]);
-		}
 	}
 	for (i = 0; i < nb; i++) {
 		struct reboot_node	*rn = &nodes[idx[i]];
 
-		if (t0[i] > 0 && rn->res == REBOOT_PENDING)
-			reboot_finish(o, rn, REBOOT_FAILED, t0[i],
+		if (b.was[i].t0 > 0 && rn->res == REBOOT_PENDING)
+			reboot_finish(o, rn, REBOOT_FAILED, b.was[i].t0,
 			    o->interrupted != NULL && *o->interrupted ?
-			    xstrdup("interrupted while it rebooted") :
-			    xasprintf("not back within %ld s of its reboot",
-			    o->timeout_s));
+			        xstrdup("interrupted while it rebooted") :
+			        xasprintf("not back within %ld s of its reboot",
+			            o->timeout_s));
 	}
 	r = 0;
 out:
-	buf_release(&in);
-	free(hosts);
-	free(res);
-	free(old);
-	free(t0);
-	free(map);
+	buf_release(&b.in);
+	free(b.hosts);
+	free(b.res);
+	free(b.was);
+	free(b.map);
 	return r;
 }
 
@@ -286,8 +351,9 @@ reboot_run(struct reboot_node *nodes, size_t n, const struct reboot_opts *o,
 	for (b = 0; b < nb && r == 0; b++) {
 		if (o->interrupted != NULL && *o->interrupted) {
 			for (i = at; i < n; i++)
-				reboot_finish(o, &nodes[order[i]], REBOOT_FAILED,
-				    0, xstrdup("interrupted before its reboot"));
+				reboot_finish(o, &nodes[order[i]],
+				    REBOOT_FAILED, 0,
+				    xstrdup("interrupted before its reboot"));
 			break;
 		}
 		r = reboot_batch(nodes, order + at, sizes[b], o, err);

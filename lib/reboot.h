@@ -47,6 +47,9 @@ enum reboot_event_kind {
 	REBOOT_EV_DONE,		/* its res, msg and elapsed are final */
 };
 
+typedef void (*reboot_event_fn)(void *, enum reboot_event_kind,
+    const struct reboot_node *);
+
 struct reboot_opts {
 	const struct ssh_config	*cfg;		/* as for the steps */
 	const char		*script;	/* templates/reboot.sh */
@@ -54,8 +57,7 @@ struct reboot_opts {
 	long			 timeout_s;	/* to come back */
 	double			 poll_s;	/* between two looks: 0 = 5 */
 	volatile sig_atomic_t	*interrupted;
-	void			(*event)(void *, enum reboot_event_kind,
-				    const struct reboot_node *);
+	reboot_event_fn		 event;
 	void			*event_arg;
 };
 
@@ -64,15 +66,15 @@ struct reboot_opts {
  * size of each batch (n entries are enough for both).  Returns the number
  * of batches.
  */
-size_t	reboot_batches(const struct reboot_node *nodes, size_t n,
-	    long parallel, size_t *order, size_t *sizes);
+size_t	reboot_batches(const struct reboot_node *nodes, size_t n, long parallel,
+    size_t *order, size_t *sizes);
 
 /*
  * Reboot every node, batch after batch, each batch once its nodes are
  * back or failed.  0 when it ran (see each node's res); -1 with err when
  * it could not (no memory for a pool, an unreadable key).
  */
-int	reboot_run(struct reboot_node *nodes, size_t n,
-	    const struct reboot_opts *, struct prov_err *err);
+int	reboot_run(struct reboot_node *nodes, size_t n, const struct reboot_opts *,
+    struct prov_err *err);
 
 #endif
