@@ -224,8 +224,9 @@ cmd_bundle_pin(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
 		return 0;
 	if (sig_key_load(out, path, SIG_PUBLIC, &err) == 0)
 		return 0;
-	fprintf(ctx->err, "provision bundle: %s%s\n", o->key == NULL ?
-	    "offline.bundle_key: " : "", err.msg);
+	if (o->key == NULL)
+		prov_err_prefix(&err, "offline.bundle_key: ");
+	cmd_error(ctx, &err);
 	prov_err_release(&err);
 	return -1;
 }
@@ -280,16 +281,16 @@ cmd_bundle_signer(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
 	if (o->sign == NULL)
 		return 0;
 	if (sig_key_load(out, o->sign, SIG_PRIVATE, &err) != 0) {
-		fprintf(ctx->err, "provision bundle: --sign: %s\n", err.msg);
+		prov_err_prefix(&err, "--sign: ");
+		cmd_error(ctx, &err);
 		goto out;
 	}
 	if (cmd_bundle_pin(ctx, o, &pin) != 0)
 		goto out;
 	if (pin != NULL && !sig_key_same(pin, *out)) {
-		fprintf(ctx->err, "provision bundle: --sign: key %s is not the "
-		    "one the plan pins (offline.bundle_key: %s): apply would "
-		    "refuse the bundle\n", sig_key_fingerprint(*out),
-		    sig_key_fingerprint(pin));
+		cmd_errorf(ctx, "--sign: key %s is not the one the plan pins "
+		    "(offline.bundle_key: %s): apply would refuse the bundle",
+		    sig_key_fingerprint(*out), sig_key_fingerprint(pin));
 		goto out;
 	}
 	r = 0;
@@ -425,10 +426,9 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		fprintf(ctx->out, "%s: signed by key %s\n", o->out,
 		    sig_key_fingerprint(signer));
 	else
-		fprintf(ctx->err, "provision bundle: warning: %s is not "
-		    "signed: apply --bundle refuses it without "
-		    "--insecure-unsigned (sign with --sign KEY, "
-		    "docs/bundle.md)\n", o->out);
+		cmd_errorf(ctx, "warning: %s is not signed: apply --bundle "
+		    "refuses it without --insecure-unsigned (sign with --sign "
+		    "KEY, docs/bundle.md)", o->out);
 	r = 0;
 	goto out;
 fail:
