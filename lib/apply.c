@@ -1715,17 +1715,211 @@ apply_dry_run(const struct plan *p, const struct apply_opts *o,
 	return r;
 }
 
+/*
+ * The run's state ("running"), its folders (this user's alone,
+ * docs/reliability.md), the secrets to redact, the rendering inputs and
+ * the owner written into node locks.
+ */
+static int
+apply_begin(struct apply_ctx *c, struct prov_err *err)
+{
+	const struct apply_opts	*o = c->o;
+	char			*dir;
+	int			 r;
+
+	if (state_open(&c->st, o->state_path, err) != 0)
+		return -1;
+	free(c->st->run_id);
+	c->st->run_id = xstrdup(o->run_id);
+	free(c->st->status);
+	c->st->status = xstrdup("running");
+	if (o->run_dir != NULL) {
+		dir = xasprintf("%s/logs", o->run_dir);
+		r = fs_mkdirs(dir, 0700, err);
+		free(dir);
+		if (r != 0)
+			return -1;
+		dir = xasprintf("%s/facts", o->run_dir);
+		r = fs_mkdirs(dir, 0700, err);
+		free(dir);
+		if (r != 0)
+			return -1;
+	}
+	apply_known_secrets(c);
+	c->info = xcalloc(c->p->nnodes + 1, sizeof *c->info);
+	c->rin.plan = c->p;
+	c->rin.templates = o->templates;
+	c->rin.info = c->info;
+	c->rin.apt_repo = o->apt_repo;
+	c->rin.lib_call = "pv_lib";
+	c->rin.vars_call = "pv_vars";
+	if (apply_lib_def(c, err) != 0)
+		return -1;
+	if (gethostname(c->hostname, sizeof c->hostname) != 0)
+		snprintf(c->hostname, sizeof c->hostname, "unknown");
+	c->hostname[sizeof c->hostname - 1] = '\0';
+	snprintf(c->owner, sizeof c->owner, "run=%s host=%s pid=%ld since=%lld",
+	    o->run_id, c->hostname, (long)getpid(), (long long)time(NULL));
+	return 0;
+}
+
+/*
+ * The selected nodes, and the head when workers need its values though
+ * it is not selected; their hosts for the pool and their logs.
+ */
+static void
+apply_nodes_new(struct apply_ctx *c, struct plan_node **sel, size_t nsel,
+    const struct plan_node *head)
+{
+	size_t	i;
+	int	head_in = 0;
+
+	for (i = 0; i < nsel; i++)
+		if (sel[i] == head)
+			head_in = 1;
+	c->n = nsel + (!head_in && head != NULL);
+	c->nodes = xcalloc(c->n + 1, sizeof *c->nodes);
+	c->hosts = xcalloc(c->n + 1, sizeof *c->hosts);
+	for (i = 0; i < c->n; i++) {
+		struct apply_node	*an = &c->nodes[i];
+		const struct apply_step	*steps[APPLY_MAX_STEPS];
+
+		an->pn = i < nsel ? sel[i] : head;
+		an->pi = (size_t)(an->pn - c->p->nodes);
+		an->selected = i < nsel;
+		an->in = (struct buf)BUF_INIT;
+		an->job = (struct ssh_job)SSH_JOB_INIT;
+		an->nsteps = apply_steps_for(c->p, an->pn, steps,
+		    APPLY_MAX_STEPS);
+		c->hosts[i].name = an->pn->name;
+		c->hosts[i].addr = an->pn->address;
+		if (c->o->run_dir != NULL && an->selected) {
+			char	*path = xasprintf("%s/logs/%s.log",
+			    c->o->run_dir, an->pn->name);
+
+			an->log = apply_log_open(path);
+			free(path);
+		}
+	}
+	c->nhosts = c->n;
+}
+
+/*
+ * Segments of steps between head-first steps.  The first wave also
+ * locks every node and gathers the facts, even where it has no step.
+ */
+static int
+apply_segments(struct apply_ctx *c, const struct plan_node *head,
+    struct prov_err *err)
+{
+	size_t	i, s, seg = 0;
+
+	c->first = 1;
+	for (s = 0;; s++) {
+		const struct apply_step	*st = &apply_steps[s];
+
+		if (st->name != NULL && (!(st->flags & APPLY_HEAD_FIRST) ||
+		    !apply_step_runs(c, st)))
+			continue;
+		/* steps [seg, s) run as one wave, nodes independently */
+		if ((apply_fill(c, seg, s, 0, seg > 0 &&
+		    (apply_steps[seg].flags & APPLY_HEAD_FIRST)) > 0 ||
+		    c->first) && apply_wave(c, AJ_RUN, err) != 0)
+			return -1;
+		c->first = 0;
+		if (apply_reboots(c, err) != 0)
+			return -1;
+		if (st->name == NULL || c->stop)
+			return 0;
+		/* the head-first step on the head, then fetch its value */
+		c->hf = st;
+		c->have_secret = 0;
+		buf_release_secret(&c->secret);
+		if (apply_fill(c, s, s + 1, 1, 0) > 0 &&
+		    (apply_wave(c, AJ_RUN, err) != 0 ||
+		    apply_reboots(c, err) != 0))
+			return -1;
+		if (st->secret != NULL && head != NULL &&
+		    st->wanted(c->p, head)) {
+			for (i = 0; i < c->n; i++)
+				c->nodes[i].wave_job = c->nodes[i].pn == head &&
+				    !c->nodes[i].dead;
+			if (apply_wave(c, AJ_FETCH, err) != 0)
+				return -1;
+		}
+		seg = s;
+	}
+}
+
+/* Unlocks what a stop left locked, counts the nodes, saves the state. */
+static int
+apply_end(struct apply_ctx *c, struct prov_err *err)
+{
+	struct apply_summary	*sum = c->sum;
+	size_t			 i;
+
+	c->stop = 0;
+	c->unlock_only = 1;
+	for (i = 0; i < c->n; i++)
+		c->nodes[i].nqueue = 0;
+	if (apply_wave(c, AJ_RUN, err) != 0)
+		return -1;
+	for (i = 0; i < c->n; i++) {
+		struct apply_node	*an = &c->nodes[i];
+
+		if (!an->selected)
+			continue;
+		if (an->held)
+			sum->nodes_reboot++;
+		else if (an->dead)
+			sum->nodes_failed++;
+		else
+			sum->nodes_ok++;
+	}
+	sum->interrupted = c->o->interrupted != NULL && *c->o->interrupted;
+	free(c->st->status);
+	c->st->status = xstrdup(sum->interrupted ? "interrupted" :
+	    sum->stopped_max_fail ? "stopped" : sum->nodes_failed ? "failed" :
+	    sum->nodes_reboot ? "reboot-pending" :
+	    "done");
+	return state_save(c->st, err);
+}
+
+static void
+apply_ctx_release(struct apply_ctx *c)
+{
+	size_t	i;
+
+	if (c->pool != NULL) {
+		ssh_pool_close(c->pool);
+		ssh_pool_free(c->pool);
+	}
+	for (i = 0; i < c->n; i++) {
+		apply_job_reset(&c->nodes[i]);
+		free(c->nodes[i].reboot_why);
+		if (c->nodes[i].log != NULL)
+			fclose(c->nodes[i].log);
+	}
+	buf_release_secret(&c->secret);
+	redact_release(&c->red);
+	buf_release(&c->lib_def);
+	buf_release(&c->reboot_script);
+	prov_err_release(&c->save_err);
+	free(c->nodes);
+	free(c->info);
+	free(c->hosts);
+	state_free(c->st);
+}
+
 int
 apply_run(struct apply_summary *sum, const struct plan *p,
     const struct apply_opts *o, struct prov_err *err)
 {
 	struct apply_ctx	 c;
-	struct ssh_host		*hosts = NULL;
 	struct plan_node	**sel = NULL;
 	const struct plan_node	*head = render_head(p);
-	size_t			 nsel = 0, i, s, seg, nhosts = 0;
-	int			 head_in = 0, r = -1;
-	char			*dir = NULL;
+	size_t			 nsel = 0;
+	int			 r = -1;
 
 	memset(sum, 0, sizeof *sum);
 	memset(&c, 0, sizeof c);
@@ -1733,6 +1927,9 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	c.lib_def = (struct buf)BUF_INIT;
 	c.reboot_script = (struct buf)BUF_INIT;
 	c.cfg = (struct ssh_config)SSH_CONFIG_INIT;
+	c.p = p;
+	c.o = o;
+	c.sum = sum;
 	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
 		return -1;
 	if (nsel == 0) {
@@ -1744,171 +1941,25 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		sum->nodes = nsel;
 		goto out;
 	}
-	if (state_open(&c.st, o->state_path, err) != 0)
+	if (apply_begin(&c, err) != 0)
 		goto out;
-	free(c.st->run_id);
-	c.st->run_id = xstrdup(o->run_id);
-	free(c.st->status);
-	c.st->status = xstrdup("running");
-	/* The run folder is this user's alone (docs/reliability.md). */
-	if (o->run_dir != NULL) {
-		dir = xasprintf("%s/logs", o->run_dir);
-		if (fs_mkdirs(dir, 0700, err) != 0)
-			goto out;
-		free(dir);
-		dir = xasprintf("%s/facts", o->run_dir);
-		if (fs_mkdirs(dir, 0700, err) != 0)
-			goto out;
-	}
-	c.p = p;
-	c.o = o;
-	c.sum = sum;
-	apply_known_secrets(&c);
-	c.info = xcalloc(p->nnodes + 1, sizeof *c.info);
-	c.rin.plan = p;
-	c.rin.templates = o->templates;
-	c.rin.info = c.info;
-	c.rin.apt_repo = o->apt_repo;
-	c.rin.lib_call = "pv_lib";
-	c.rin.vars_call = "pv_vars";
-	if (apply_lib_def(&c, err) != 0)
-		goto out;
-	if (gethostname(c.hostname, sizeof c.hostname) != 0)
-		snprintf(c.hostname, sizeof c.hostname, "unknown");
-	c.hostname[sizeof c.hostname - 1] = '\0';
-	snprintf(c.owner, sizeof c.owner, "run=%s host=%s pid=%ld since=%lld",
-	    o->run_id, c.hostname, (long)getpid(), (long long)time(NULL));
-
-	/* The head joins the pool when workers need its values. */
-	for (i = 0; i < nsel; i++)
-		if (sel[i] == head)
-			head_in = 1;
-	c.n = nsel + (!head_in && head != NULL);
-	c.nodes = xcalloc(c.n + 1, sizeof *c.nodes);
-	hosts = xcalloc(c.n + 1, sizeof *hosts);
-	for (i = 0; i < c.n; i++) {
-		struct apply_node	*an = &c.nodes[i];
-		const struct apply_step	*steps[APPLY_MAX_STEPS];
-
-		an->pn = i < nsel ? sel[i] : head;
-		an->pi = (size_t)(an->pn - p->nodes);
-		an->selected = i < nsel;
-		an->in = (struct buf)BUF_INIT;
-		an->job = (struct ssh_job)SSH_JOB_INIT;
-		an->nsteps = apply_steps_for(p, an->pn, steps, APPLY_MAX_STEPS);
-		hosts[nhosts].name = an->pn->name;
-		hosts[nhosts].addr = an->pn->address;
-		nhosts++;
-		if (o->run_dir != NULL && an->selected) {
-			char	*path = xasprintf("%s/logs/%s.log", o->run_dir,
-			    an->pn->name);
-
-			an->log = apply_log_open(path);
-			free(path);
-		}
-	}
+	apply_nodes_new(&c, sel, nsel, head);
 	sum->nodes = nsel;
 	ssh_config_from_plan(&c.cfg, &p->ssh);
 	if (o->forks > 0)
 		c.cfg.forks = o->forks;
 	c.cfg.passphrase = o->passphrase;
 	c.cfg.keep_open = 1;
-	c.hosts = hosts;
-	c.nhosts = nhosts;
-	if (ssh_pool_new(&c.pool, &c.cfg, hosts, nhosts, err) != 0)
+	if (ssh_pool_new(&c.pool, &c.cfg, c.hosts, c.nhosts, err) != 0)
 		goto out;
 	apply_plan_nodes(&c);
 	/* "running" on disk before anything runs: a kill leaves a true file */
 	apply_save(&c, 1);
-
-	/*
-	 * Segments of steps between head-first steps.  The first wave also
-	 * locks every node and gathers the facts, even where it has no step.
-	 */
-	c.first = 1;
-	seg = 0;
-	for (s = 0; ; s++) {
-		const struct apply_step	*st = &apply_steps[s];
-
-		if (st->name != NULL && (!(st->flags & APPLY_HEAD_FIRST) ||
-		    !apply_step_runs(&c, st)))
-			continue;
-		/* steps [seg, s) run as one wave, nodes independently */
-		if ((apply_fill(&c, seg, s, 0, seg > 0 &&
-		    (apply_steps[seg].flags & APPLY_HEAD_FIRST)) > 0 ||
-		    c.first) && apply_wave(&c, AJ_RUN, err) != 0)
-			goto out;
-		c.first = 0;
-		if (apply_reboots(&c, err) != 0)
-			goto out;
-		if (st->name == NULL || c.stop)
-			break;
-		/* the head-first step on the head, then fetch its value */
-		c.hf = st;
-		c.have_secret = 0;
-		buf_release_secret(&c.secret);
-		if (apply_fill(&c, s, s + 1, 1, 0) > 0 &&
-		    (apply_wave(&c, AJ_RUN, err) != 0 ||
-		    apply_reboots(&c, err) != 0))
-			goto out;
-		if (st->secret != NULL && head != NULL && st->wanted(p, head)) {
-			for (i = 0; i < c.n; i++)
-				c.nodes[i].wave_job = c.nodes[i].pn == head &&
-				    !c.nodes[i].dead;
-			if (apply_wave(&c, AJ_FETCH, err) != 0)
-				goto out;
-		}
-		seg = s;
-	}
-	/* Nodes a stop left locked between waves. */
-	c.stop = 0;
-	c.unlock_only = 1;
-	for (i = 0; i < c.n; i++)
-		c.nodes[i].nqueue = 0;
-	if (apply_wave(&c, AJ_RUN, err) != 0)
-		goto out;
-	for (i = 0; i < c.n; i++) {
-		struct apply_node	*an = &c.nodes[i];
-
-		if (!an->selected)
-			continue;
-		if (an->held)
-			sum->nodes_reboot++;
-		else if (an->dead)
-			sum->nodes_failed++;
-		else
-			sum->nodes_ok++;
-	}
-	sum->interrupted = o->interrupted != NULL && *o->interrupted;
-	free(c.st->status);
-	c.st->status = xstrdup(sum->interrupted ? "interrupted" :
-	    sum->stopped_max_fail ? "stopped" : sum->nodes_failed ? "failed" :
-	    sum->nodes_reboot ? "reboot-pending" :
-	    "done");
-	if (state_save(c.st, err) != 0)
+	if (apply_segments(&c, head, err) != 0 || apply_end(&c, err) != 0)
 		goto out;
 	r = 0;
 out:
-	if (c.pool != NULL) {
-		ssh_pool_close(c.pool);
-		ssh_pool_free(c.pool);
-	}
-	for (i = 0; i < c.n; i++) {
-		apply_job_reset(&c.nodes[i]);
-		free(c.nodes[i].reboot_why);
-		if (c.nodes[i].log != NULL)
-			fclose(c.nodes[i].log);
-	}
-	buf_release_secret(&c.secret);
-	redact_release(&c.red);
-	buf_release(&c.lib_def);
-	buf_release(&c.reboot_script);
-	prov_err_release(&c.save_err);
-	free(c.nodes);
-	free(c.info);
-	free(hosts);
+	apply_ctx_release(&c);
 	free(sel);
-	free(dir);
-	state_free(c.st);
 	return r;
 }
