@@ -1480,185 +1480,233 @@ out:
 	return r;
 }
 
-int
-bundle_fetch(struct bundle *b, const struct bundle_opts *o,
-    bundle_event_fn fn, void *arg, struct prov_err *err)
-{
-	struct bundle_xfer	**queue = NULL, **pend = NULL;
-	CURLM			 *m = NULL;
-	char			 *why = NULL;
-	size_t			  nq = 0, ph = 0, np, failed = 0, i;
-	long			  jobs = o->jobs > 0 ? o->jobs : 8;
-	long			  retries = o->retries >= 0 ? o->retries : 3;
-	int			  active = 0, r = -1, global = 0;
+/*
+ * One bundle_fetch(): the transfers, a ring of those waiting for a slot
+ * (new ones, then retries: pend[ph], np of them), and the counts.
+ */
+struct bundle_fetcher {
+	const struct bundle_opts *o;
+	bundle_event_fn		  fn;
+	void			 *arg;
+	CURLM			 *m;
+	struct bundle_xfer	**queue, **pend;
+	size_t			  nq, ph, np, failed;
+	long			  jobs, retries;
+	int			  active;
+};
 
-	if (bundle_cache_dirs(o, err) != 0)
-		return -1;
-	queue = xcalloc(b->n + b->nblobs + 1, sizeof *queue);
+static void
+bundle_fetcher_event(struct bundle_fetcher *f, enum bundle_event ev,
+    struct bundle_item *it, const char *why)
+{
+	if (f->fn != NULL)
+		f->fn(f->arg, ev, it, why);
+}
+
+/* A transfer that is over: failed, with why (freed here). */
+static void
+bundle_fetcher_failed(struct bundle_fetcher *f, struct bundle_xfer *x,
+    char *why)
+{
+	f->failed++;
+	bundle_fetcher_event(f, BUNDLE_EV_FAILED, x->it, why);
+	free(why);
+}
+
+/* A transfer whose body is all there: checked and moved into the pool. */
+static void
+bundle_fetcher_settle(struct bundle_fetcher *f, struct bundle_xfer *x)
+{
+	char	*why = NULL;
+
+	close(x->fd);
+	x->fd = -1;
+	if (bundle_settle(f->o, x->it, x->part, &why) == 0)
+		bundle_fetcher_event(f, BUNDLE_EV_FETCHED, x->it, NULL);
+	else
+		bundle_fetcher_failed(f, x, why);
+}
+
+/* Every item not in the cache yet, as a transfer. */
+static void
+bundle_fetcher_queue(struct bundle_fetcher *f, struct bundle *b)
+{
+	size_t	i;
+
+	f->queue = xcalloc(b->n + b->nblobs + 1, sizeof *f->queue);
 	for (i = 0; i < b->n + b->nblobs; i++) {
 		struct bundle_item	*it = i < b->n ? &b->items[i] :
 					    &b->blobs[i - b->n];
 		struct bundle_xfer	*x;
 
-		if (bundle_cached(o, it)) {
-			if (fn != NULL)
-				fn(arg, BUNDLE_EV_CACHED, it, NULL);
+		if (bundle_cached(f->o, it)) {
+			bundle_fetcher_event(f, BUNDLE_EV_CACHED, it, NULL);
 			continue;
 		}
 		x = xcalloc(1, sizeof *x);
 		x->it = it;
 		x->fd = -1;
-		x->part = bundle_pool_path(o, "partial", x->it->filename);
-		queue[nq++] = x;
+		x->part = bundle_pool_path(f->o, "partial", x->it->filename);
+		f->queue[f->nq++] = x;
 	}
-	if (nq == 0) {
+	f->pend = xcalloc(f->nq + 1, sizeof *f->pend);
+	for (i = 0; i < f->nq; i++)
+		f->pend[i] = f->queue[i];
+	f->np = f->nq;
+}
+
+/* Fill the free slots from the ring. */
+static void
+bundle_fetcher_fill(struct bundle_fetcher *f)
+{
+	char	*why = NULL;
+
+	while (f->active < f->jobs && f->np > 0) {
+		struct bundle_xfer	*x = f->pend[f->ph];
+		int			 st;
+
+		f->ph = (f->ph + 1) % f->nq;
+		f->np--;
+		st = bundle_xfer_start(f->m, x, f->o, &why);
+		if (st == 0)
+			f->active++;
+		else if (st == 1)
+			bundle_fetcher_settle(f, x);	/* whole already */
+		else
+			bundle_fetcher_failed(f, x, why);
+		why = NULL;
+	}
+}
+
+/*
+ * Why a transfer that libcurl finished without the file failed, and
+ * whether to try again (*retry).
+ */
+static char *
+bundle_fetcher_why(struct bundle_fetcher *f, struct bundle_xfer *x,
+    CURLcode rc, long code, int *retry)
+{
+	*retry = 0;
+	if (x->too_big) {
+		(void)unlink(x->part);
+		return xasprintf("larger than the %lld bytes the index says: "
+		    "deleted, not packed", (long long)x->it->size);
+	}
+	if (x->io_err != 0)
+		return xasprintf("cannot write '%s': %s", x->part,
+		    strerror(x->io_err));
+	/* Our partial file is not a prefix. */
+	if (code == 416)
+		(void)ftruncate(x->fd, 0);
+	*retry = rc != CURLE_HTTP_RETURNED_ERROR || code >= 500 ||
+	    code == 416 || code == 408 || code == 429;
+	if (rc == CURLE_RANGE_ERROR) {
+		/* From now on, whole files only. */
+		x->no_range = 1;
+		if (x->tries == f->retries)
+			x->tries--;
+		return xstrdup("the server ignores Range: downloading the "
+		    "whole file again");
+	}
+	return xstrdup(x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+}
+
+/* A transfer libcurl says is over: settled, retried or failed. */
+static void
+bundle_fetcher_done(struct bundle_fetcher *f, CURLMsg *msg)
+{
+	struct bundle_xfer	*x = NULL;
+	CURLcode		 rc = msg->data.result;
+	long			 code = 0;
+	int			 retry;
+	char			*why;
+
+	curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	curl_multi_remove_handle(f->m, x->h);
+	f->active--;
+	if (rc == CURLE_OK) {
+		bundle_fetcher_settle(f, x);
+		return;
+	}
+	why = bundle_fetcher_why(f, x, rc, code, &retry);
+	if (retry && x->tries < f->retries) {
+		x->tries++;
+		bundle_fetcher_event(f, BUNDLE_EV_RETRY, x->it, why);
+		free(why);
+		/* Back on the ring, resumed from its length. */
+		f->pend[(f->ph + f->np++) % f->nq] = x;
+		return;
+	}
+	bundle_fetcher_failed(f, x, why);
+}
+
+int
+bundle_fetch(struct bundle *b, const struct bundle_opts *o,
+    bundle_event_fn fn, void *arg, struct prov_err *err)
+{
+	struct bundle_fetcher	 f;
+	CURLMsg			*msg;
+	size_t			 i;
+	int			 running, left, r = -1, global = 0;
+
+	if (bundle_cache_dirs(o, err) != 0)
+		return -1;
+	memset(&f, 0, sizeof f);
+	f.o = o;
+	f.fn = fn;
+	f.arg = arg;
+	f.jobs = o->jobs > 0 ? o->jobs : 8;
+	f.retries = o->retries >= 0 ? o->retries : 3;
+	bundle_fetcher_queue(&f, b);
+	if (f.nq == 0) {
 		r = 0;
 		goto out;
 	}
-	/* A ring of transfers waiting for a slot: new ones, then retries. */
-	pend = xcalloc(nq, sizeof *pend);
-	for (i = 0; i < nq; i++)
-		pend[i] = queue[i];
-	np = nq;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		prov_err_set(err, PROV_E_HTTP, "cannot start libcurl");
 		goto out;
 	}
 	global = 1;
-	if ((m = curl_multi_init()) == NULL) {
+	if ((f.m = curl_multi_init()) == NULL) {
 		prov_err_set(err, PROV_E_HTTP, "cannot start libcurl");
 		goto out;
 	}
 	for (;;) {
-		CURLMsg	*msg;
-		int	 running, left;
-
-		/* Fill the free slots from the queue. */
-		while (active < jobs && np > 0) {
-			struct bundle_xfer	*x = pend[ph];
-			int			 st;
-
-			ph = (ph + 1) % nq;
-			np--;
-			st = bundle_xfer_start(m, x, o, &why);
-			if (st == 0) {
-				active++;
-				continue;
-			}
-			if (st == 1) {
-				close(x->fd);
-				x->fd = -1;
-				if (bundle_settle(o, x->it, x->part, &why) == 0) {
-					if (fn != NULL)
-						fn(arg, BUNDLE_EV_FETCHED,
-						    x->it, NULL);
-					continue;
-				}
-			}
-			failed++;
-			if (fn != NULL)
-				fn(arg, BUNDLE_EV_FAILED, x->it, why);
-			free(why);
-			why = NULL;
-		}
-		if (active == 0)
+		bundle_fetcher_fill(&f);
+		if (f.active == 0)
 			break;
-		if (curl_multi_perform(m, &running) != CURLM_OK) {
+		if (curl_multi_perform(f.m, &running) != CURLM_OK) {
 			prov_err_set(err, PROV_E_HTTP, "libcurl multi failed");
 			goto out;
 		}
-		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-			struct bundle_xfer	*x = NULL;
-			CURLcode		 rc = msg->data.result;
-			long			 code = 0;
-			int			 retry = 0;
-
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
-			    (char **)&x);
-			curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
-			curl_multi_remove_handle(m, x->h);
-			active--;
-			if (rc == CURLE_OK) {
-				close(x->fd);
-				x->fd = -1;
-				if (bundle_settle(o, x->it, x->part, &why) == 0) {
-					if (fn != NULL)
-						fn(arg, BUNDLE_EV_FETCHED,
-						    x->it, NULL);
-					continue;
-				}
-			} else if (x->too_big) {
-				(void)unlink(x->part);
-				why = xasprintf("larger than the %lld bytes the "
-				    "index says: deleted, not packed",
-				    (long long)x->it->size);
-			} else if (x->io_err != 0) {
-				why = xasprintf("cannot write '%s': %s",
-				    x->part, strerror(x->io_err));
-			} else {
-				if (code == 416) {
-					/* Our partial file is not a prefix. */
-					(void)ftruncate(x->fd, 0);
-				}
-				if (rc == CURLE_RANGE_ERROR) {
-					/* From now on, whole files only. */
-					x->no_range = 1;
-					if (x->tries == retries)
-						x->tries--;
-				}
-				if (rc == CURLE_RANGE_ERROR)
-					why = xstrdup("the server ignores Range: "
-					    "downloading the whole file again");
-				else
-					why = xstrdup(x->errbuf[0] ?
-					    x->errbuf : curl_easy_strerror(rc));
-				retry = rc != CURLE_HTTP_RETURNED_ERROR ||
-				    code >= 500 || code == 416 || code == 408 ||
-				    code == 429;
-			}
-			if (retry && x->tries < retries) {
-				x->tries++;
-				if (fn != NULL)
-					fn(arg, BUNDLE_EV_RETRY, x->it, why);
-				free(why);
-				why = NULL;
-				/* Back on the queue, resumed from its length. */
-				pend[(ph + np++) % nq] = x;
-				continue;
-			}
-			failed++;
-			if (fn != NULL)
-				fn(arg, BUNDLE_EV_FAILED, x->it, why);
-			free(why);
-			why = NULL;
-		}
-		if (active > 0 && curl_multi_poll(m, NULL, 0, 1000,
+		while ((msg = curl_multi_info_read(f.m, &left)) != NULL)
+			if (msg->msg == CURLMSG_DONE)
+				bundle_fetcher_done(&f, msg);
+		if (f.active > 0 && curl_multi_poll(f.m, NULL, 0, 1000,
 		    NULL) != CURLM_OK) {
 			prov_err_set(err, PROV_E_HTTP, "libcurl multi failed");
 			goto out;
 		}
 	}
-	if (failed > 0) {
+	if (f.failed > 0) {
 		prov_err_set(err, PROV_E_HTTP, "%zu of %zu downloads failed",
-		    failed, b->n + b->nblobs);
+		    f.failed, b->n + b->nblobs);
 		goto out;
 	}
 	r = 0;
 out:
-	for (i = 0; i < nq; i++) {
-		if (m != NULL && queue[i]->h != NULL)
-			curl_multi_remove_handle(m, queue[i]->h);
-		bundle_xfer_free(queue[i]);
+	for (i = 0; i < f.nq; i++) {
+		if (f.m != NULL && f.queue[i]->h != NULL)
+			curl_multi_remove_handle(f.m, f.queue[i]->h);
+		bundle_xfer_free(f.queue[i]);
 	}
-	if (m != NULL)
-		curl_multi_cleanup(m);
+	if (f.m != NULL)
+		curl_multi_cleanup(f.m);
 	if (global)
 		curl_global_cleanup();
-	free(queue);
-	free(pend);
-	free(why);
+	free(f.queue);
+	free(f.pend);
 	return r;
 }
 
