@@ -773,17 +773,157 @@ bundle_item_cmp(const void *a, const void *b)
 	return strcmp(x->filename, y->filename);
 }
 
+/*
+ * Runs an apt command under aptconf, its output in *out; -1 with err
+ * ("what: apt's words", code) when it fails.
+ */
+static int
+bundle_apt(struct buf *out, const struct strvec *argv, const char *aptconf,
+    enum prov_code code, const char *what, struct prov_err *err)
+{
+	struct buf	 eb = BUF_INIT;
+	char		*msg;
+	int		 st;
+
+	buf_reset(out);
+	if ((st = bundle_run(out, &eb, argv, aptconf, err)) > 0) {
+		msg = bundle_apt_msg(&eb);
+		prov_err_set(err, code, "%s: %s", what, msg);
+		free(msg);
+	}
+	buf_release(&eb);
+	return st == 0 ? 0 : -1;
+}
+
+/* apt-get update, where a source that cannot be read is fatal. */
+static int
+bundle_apt_update(const char *aptconf, struct prov_err *err)
+{
+	struct strvec	 argv = STRVEC_INIT;
+	struct buf	 out = BUF_INIT, eb = BUF_INIT;
+	char		*msg;
+	int		 st;
+
+	strvec_push(&argv, "apt-get");
+	strvec_push(&argv, "update");
+	strvec_push(&argv, "-q");
+	st = bundle_run(&out, &eb, &argv, aptconf, err);
+	/* apt 2.x only warns when a source cannot be read: fatal here. */
+	if (st > 0 || (st == 0 && (strstr(eb.buf, "\nE:") != NULL ||
+	    str_starts(eb.buf, "E:") || strstr(eb.buf, "Failed to fetch") ||
+	    strstr(eb.buf, "failed to download") != NULL))) {
+		msg = bundle_apt_msg(&eb);
+		prov_err_set(err, PROV_E_HTTP, "cannot read the package "
+		    "indexes: %s", msg);
+		free(msg);
+		st = -1;
+	}
+	strvec_clear(&argv);
+	buf_release(&out);
+	buf_release(&eb);
+	return st;
+}
+
+/*
+ * The wanted packages the indexes have go on argv; those they lack on
+ * b->missing, an error unless each is optional or --allow-missing.
+ */
+static int
+bundle_resolve_wanted(struct bundle *b, const struct bundle_opts *o,
+    const char *aptconf, struct strvec *argv, struct prov_err *err)
+{
+	struct strvec	 cmd = STRVEC_INIT, have = STRVEC_INIT;
+	struct strmap	 names = STRMAP_INIT;
+	struct buf	 out = BUF_INIT, l = BUF_INIT;
+	size_t		 i, start = argv->n, nreq = 0;
+	int		 r = -1;
+
+	strvec_push(&cmd, "apt-cache");
+	strvec_push(&cmd, "pkgnames");
+	if (bundle_apt(&out, &cmd, aptconf, PROV_E_SYS,
+	    "apt-cache pkgnames failed", err) != 0)
+		goto out;
+	strvec_split(&have, out.buf, '\n', 1);
+	for (i = 0; i < have.n; i++)
+		strmap_put(&names, have.v[i], have.v[i]);
+	for (i = 0; i < b->wanted.n; i++) {
+		if (strmap_get(&names, b->wanted.v[i]) == NULL) {
+			strvec_push(&b->missing, b->wanted.v[i]);
+			if (strvec_find(&b->optional, b->wanted.v[i]) < 0)
+				nreq++;
+		} else
+			strvec_push(argv, b->wanted.v[i]);
+	}
+	if (nreq > 0 && !o->allow_missing) {
+		for (i = 0; i < b->missing.n; i++)
+			if (strvec_find(&b->optional, b->missing.v[i]) < 0)
+				buf_addf(&l, "%s%s", l.len ? ", " : "",
+				    b->missing.v[i]);
+		prov_err_setloc(err, PROV_E_USAGE, NULL, "add their repository "
+		    "with --source 'deb [signed-by=KEYRING] URL SUITE "
+		    "COMPONENTS', or pass --allow-missing", "%zu package%s in no "
+		    "index: %s", nreq, nreq == 1 ? "" : "s", l.buf);
+		goto out;
+	}
+	if (argv->n == start) {
+		prov_err_set(err, PROV_E_USAGE, "none of the plan's packages is "
+		    "in the indexes");
+		goto out;
+	}
+	r = 0;
+out:
+	strmap_clear(&names);
+	strvec_clear(&have);
+	strvec_clear(&cmd);
+	buf_release(&out);
+	buf_release(&l);
+	return r;
+}
+
+/* The SHA-256 of every file, from the verified indexes. */
+static int
+bundle_resolve_hashes(struct bundle *b, const char *aptconf,
+    struct prov_err *err)
+{
+	struct strvec	argv = STRVEC_INIT;
+	struct buf	out = BUF_INIT;
+	size_t		i, start;
+	int		r = -1;
+
+	for (start = 0; start < b->n; start += BUNDLE_SHOW_BATCH) {
+		strvec_clear(&argv);
+		strvec_push(&argv, "apt-cache");
+		strvec_push(&argv, "show");
+		for (i = start; i < b->n && i < start + BUNDLE_SHOW_BATCH; i++)
+			strvec_pushf(&argv, "%s=%s", b->items[i].name,
+			    b->items[i].version);
+		if (bundle_apt(&out, &argv, aptconf, PROV_E_SYS,
+		    "apt-cache show failed", err) != 0 ||
+		    bundle_parse_index(b, out.buf, err) != 0)
+			goto out;
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->items[i].sha256 == NULL) {
+			prov_err_set(err, PROV_E_PARSE, "the index has no "
+			    "SHA256 for '%s'", b->items[i].filename);
+			goto out;
+		}
+	r = 0;
+out:
+	strvec_clear(&argv);
+	buf_release(&out);
+	return r;
+}
+
 int
 bundle_resolve(struct bundle *b, const struct bundle_opts *o,
     struct prov_err *err)
 {
-	struct strvec	 argv = STRVEC_INIT, have = STRVEC_INIT;
-	struct strmap	 names = STRMAP_INIT;
-	struct buf	 out = BUF_INIT, eb = BUF_INIT;
+	struct strvec	 argv = STRVEC_INIT;
+	struct buf	 out = BUF_INIT;
 	const char	*tmpdir = getenv("TMPDIR");
-	char		*dir = NULL, *conf = NULL, *msg;
-	size_t		 i, start, nreq = 0;
-	int		 st, r = -1;
+	char		*dir = NULL, *conf = NULL;
+	int		 r = -1;
 
 	dir = xasprintf("%s/provision-apt.XXXXXX", tmpdir != NULL &&
 	    *tmpdir != '\0' ? tmpdir : "/tmp");
@@ -793,119 +933,20 @@ bundle_resolve(struct bundle *b, const struct bundle_opts *o,
 		dir = NULL;
 		goto out;
 	}
-	if (bundle_apt_dir(&conf, dir, b, err) != 0)
+	if (bundle_apt_dir(&conf, dir, b, err) != 0 ||
+	    bundle_apt_update(conf, err) != 0)
 		goto out;
-
-	strvec_push(&argv, "apt-get");
-	strvec_push(&argv, "update");
-	strvec_push(&argv, "-q");
-	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
-		goto out;
-	/* apt 2.x only warns when a source cannot be read: fatal here. */
-	if (st != 0 || strstr(eb.buf, "\nE:") != NULL ||
-	    str_starts(eb.buf, "E:") || strstr(eb.buf, "Failed to fetch") ||
-	    strstr(eb.buf, "failed to download") != NULL) {
-		msg = bundle_apt_msg(&eb);
-		prov_err_set(err, PROV_E_HTTP, "cannot read the package "
-		    "indexes: %s", msg);
-		free(msg);
-		goto out;
-	}
-
-	/* Which wanted packages exist at all. */
-	strvec_clear(&argv);
-	buf_reset(&out);
-	buf_reset(&eb);
-	strvec_push(&argv, "apt-cache");
-	strvec_push(&argv, "pkgnames");
-	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
-		goto out;
-	if (st != 0) {
-		msg = bundle_apt_msg(&eb);
-		prov_err_set(err, PROV_E_SYS, "apt-cache pkgnames failed: %s",
-		    msg);
-		free(msg);
-		goto out;
-	}
-	strvec_split(&have, out.buf, '\n', 1);
-	for (i = 0; i < have.n; i++)
-		strmap_put(&names, have.v[i], have.v[i]);
-	strvec_clear(&argv);
 	strvec_push(&argv, "apt-get");
 	strvec_push(&argv, "install");
 	strvec_push(&argv, "--print-uris");
 	strvec_push(&argv, "-qq");
 	strvec_push(&argv, "--no-install-recommends");
-	start = argv.n;
-	for (i = 0; i < b->wanted.n; i++) {
-		if (strmap_get(&names, b->wanted.v[i]) == NULL) {
-			strvec_push(&b->missing, b->wanted.v[i]);
-			if (strvec_find(&b->optional, b->wanted.v[i]) < 0)
-				nreq++;
-		} else
-			strvec_push(&argv, b->wanted.v[i]);
-	}
-	if (nreq > 0 && !o->allow_missing) {
-		struct buf	l = BUF_INIT;
-
-		for (i = 0; i < b->missing.n; i++)
-			if (strvec_find(&b->optional, b->missing.v[i]) < 0)
-				buf_addf(&l, "%s%s", l.len ? ", " : "",
-				    b->missing.v[i]);
-		prov_err_setloc(err, PROV_E_USAGE, NULL, "add their repository "
-		    "with --source 'deb [signed-by=KEYRING] URL SUITE "
-		    "COMPONENTS', or pass --allow-missing", "%zu package%s in no "
-		    "index: %s", nreq, nreq == 1 ? "" : "s", l.buf);
-		buf_release(&l);
+	if (bundle_resolve_wanted(b, o, conf, &argv, err) != 0 ||
+	    bundle_apt(&out, &argv, conf, PROV_E_USAGE, "apt cannot install "
+	    "the plan's packages together", err) != 0 ||
+	    bundle_parse_uris(b, out.buf, err) != 0 ||
+	    bundle_resolve_hashes(b, conf, err) != 0)
 		goto out;
-	}
-	if (argv.n == start) {
-		prov_err_set(err, PROV_E_USAGE, "none of the plan's packages is "
-		    "in the indexes");
-		goto out;
-	}
-	buf_reset(&out);
-	buf_reset(&eb);
-	if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
-		goto out;
-	if (st != 0) {
-		msg = bundle_apt_msg(&eb);
-		prov_err_set(err, PROV_E_USAGE, "apt cannot install the plan's "
-		    "packages together: %s", msg);
-		free(msg);
-		goto out;
-	}
-	if (bundle_parse_uris(b, out.buf, err) != 0)
-		goto out;
-
-	/* The SHA-256 of every file, from the verified indexes. */
-	for (start = 0; start < b->n; start += BUNDLE_SHOW_BATCH) {
-		strvec_clear(&argv);
-		strvec_push(&argv, "apt-cache");
-		strvec_push(&argv, "show");
-		for (i = start; i < b->n && i < start + BUNDLE_SHOW_BATCH; i++)
-			strvec_pushf(&argv, "%s=%s", b->items[i].name,
-			    b->items[i].version);
-		buf_reset(&out);
-		buf_reset(&eb);
-		if ((st = bundle_run(&out, &eb, &argv, conf, err)) < 0)
-			goto out;
-		if (st != 0) {
-			msg = bundle_apt_msg(&eb);
-			prov_err_set(err, PROV_E_SYS, "apt-cache show failed: "
-			    "%s", msg);
-			free(msg);
-			goto out;
-		}
-		if (bundle_parse_index(b, out.buf, err) != 0)
-			goto out;
-	}
-	for (i = 0; i < b->n; i++)
-		if (b->items[i].sha256 == NULL) {
-			prov_err_set(err, PROV_E_PARSE, "the index has no "
-			    "SHA256 for '%s'", b->items[i].filename);
-			goto out;
-		}
 	qsort(b->items, b->n, sizeof *b->items, bundle_item_cmp);
 	bundle_want_kubeadm(b);
 	r = 0;
@@ -914,11 +955,8 @@ out:
 		bundle_rm_tree(dir);
 	free(dir);
 	free(conf);
-	strmap_clear(&names);
-	strvec_clear(&have);
 	strvec_clear(&argv);
 	buf_release(&out);
-	buf_release(&eb);
 	return r;
 }
 
