@@ -869,9 +869,9 @@ offline_plan_needs_images(const struct plan *p)
 struct offline_part {
 	const char	*tar;
 	int64_t		 size;
-	const char	*dst;
-	const char	*script;
-	const char	*marker;
+	char		*dst;		/* these three: offline_part_release */
+	char		*script;
+	char		*marker;
 	long		 free_kb_min;
 	const char	*label;		/* "bundle", "images" */
 };
@@ -1044,6 +1044,79 @@ out:
 	return r;
 }
 
+/*
+ * repo/ to every node: the tar and what it unpacks to, plus a margin for
+ * apt's lists.
+ */
+static void
+offline_part_repo(struct offline_part *pt, const struct offline_bundle *ob)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->tar = ob->tar;
+	pt->size = ob->tar_size;
+	pt->dst = xasprintf("%s/%s.tar", OFFLINE_NODE_DIR, ob->id);
+	pt->script = offline_unpack_script(ob->id);
+	pt->marker = xasprintf("%s/.complete", ob->id);
+	pt->free_kb_min = (long)(ob->tar_size / 1024 * 2) + 16 * 1024;
+	pt->label = "bundle";
+}
+
+/* The images, where an engine imports them: kept as a tar. */
+static void
+offline_part_images(struct offline_part *pt, const struct offline_bundle *ob)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->tar = ob->images_tar;
+	pt->size = ob->images_size;
+	pt->dst = xasprintf("%s/%s.images.tar", OFFLINE_NODE_DIR, ob->id);
+	pt->script = offline_images_script(ob->id);
+	pt->marker = xasprintf("%s/images/.complete", ob->id);
+	pt->free_kb_min = (long)(ob->images_size / 1024) + 16 * 1024;
+	pt->label = "bundle's images";
+}
+
+static void
+offline_part_release(struct offline_part *pt)
+{
+	free(pt->dst);
+	free(pt->script);
+	free(pt->marker);
+}
+
+/* Each node's images result joins its row; the totals. */
+static void
+offline_push_tally(struct offline_push *out, const struct offline_node *ires)
+{
+	size_t	i;
+
+	for (i = 0; i < out->n; i++) {
+		struct offline_node	*nd = &out->nodes[i];
+
+		nd->images = ires[i].status;
+		nd->elapsed_s += ires[i].elapsed_s;
+		if (nd->images == OFFLINE_FAILED && nd->msg == NULL) {
+			nd->msg = xasprintf("images: %s", ires[i].msg != NULL ?
+			    ires[i].msg : "no detail");
+		}
+		switch (nd->status) {
+		case OFFLINE_SENT:
+			out->sent++;
+			break;
+		case OFFLINE_PRESENT:
+			out->present++;
+			break;
+		default:
+			out->failed++;
+		}
+		if (nd->images == OFFLINE_SENT)
+			out->images_sent++;
+		else if (nd->images == OFFLINE_PRESENT)
+			out->images_present++;
+		else if (nd->images == OFFLINE_FAILED)
+			out->images_failed++;
+	}
+}
+
 int
 offline_push_run(struct offline_push *out, const struct plan *p,
     const struct offline_bundle *ob, const struct offline_opts *o,
@@ -1056,14 +1129,14 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 	struct ssh_host		*hosts = NULL;
 	struct ssh_pool		*pool = NULL;
 	struct plan_node	**sel = NULL;
-	char			*script = NULL, *dst = NULL, *marker = NULL;
-	char			*iscript = NULL, *idst = NULL, *imarker = NULL;
 	int			*on = NULL;
 	size_t			 nsel = 0, i;
 	int			 r = -1, any = 0;
 
 	memset(out, 0, sizeof *out);
 	memset(&c, 0, sizeof c);
+	memset(&repo, 0, sizeof repo);
+	memset(&img, 0, sizeof img);
 	if (ob->tar == NULL)
 		return prov_err_set(err, PROV_E_USAGE, "no bundle prepared");
 	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
@@ -1098,75 +1171,26 @@ offline_push_run(struct offline_push *out, const struct plan *p,
 	if (ssh_pool_new(&pool, &cfg, hosts, nsel, err) != 0)
 		goto out;
 
-	/* repo/ to every node: the tar and what it unpacks to, plus a
-	   margin for apt's lists. */
-	script = offline_unpack_script(ob->id);
-	dst = xasprintf("%s/%s.tar", OFFLINE_NODE_DIR, ob->id);
-	marker = xasprintf("%s/.complete", ob->id);
-	memset(&repo, 0, sizeof repo);
-	repo.tar = ob->tar;
-	repo.size = ob->tar_size;
-	repo.dst = dst;
-	repo.script = script;
-	repo.marker = marker;
-	repo.free_kb_min = (long)(ob->tar_size / 1024 * 2) + 16 * 1024;
-	repo.label = "bundle";
+	offline_part_repo(&repo, ob);
 	c.part = &repo;
 	c.res = out->nodes;
 	if (offline_push_part(&c, pool, on, nsel, cfg.command_timeout_s,
 	    err) != 0)
 		goto out;
-
-	/* The images, where an engine imports them: kept as a tar. */
 	for (i = 0; i < nsel; i++) {
 		on[i] = ob->images_tar != NULL && offline_plan_needs_images(p) &&
 		    out->nodes[i].status != OFFLINE_FAILED;
 		any |= on[i];
 	}
 	if (any) {
-		iscript = offline_images_script(ob->id);
-		idst = xasprintf("%s/%s.images.tar", OFFLINE_NODE_DIR, ob->id);
-		imarker = xasprintf("%s/images/.complete", ob->id);
-		memset(&img, 0, sizeof img);
-		img.tar = ob->images_tar;
-		img.size = ob->images_size;
-		img.dst = idst;
-		img.script = iscript;
-		img.marker = imarker;
-		img.free_kb_min = (long)(ob->images_size / 1024) + 16 * 1024;
-		img.label = "bundle's images";
+		offline_part_images(&img, ob);
 		c.part = &img;
 		c.res = ires;
 		if (offline_push_part(&c, pool, on, nsel,
 		    cfg.command_timeout_s, err) != 0)
 			goto out;
 	}
-	for (i = 0; i < nsel; i++) {
-		struct offline_node	*nd = &out->nodes[i];
-
-		nd->images = ires[i].status;
-		nd->elapsed_s += ires[i].elapsed_s;
-		if (nd->images == OFFLINE_FAILED && nd->msg == NULL) {
-			nd->msg = xasprintf("images: %s", ires[i].msg != NULL ?
-			    ires[i].msg : "no detail");
-		}
-		switch (nd->status) {
-		case OFFLINE_SENT:
-			out->sent++;
-			break;
-		case OFFLINE_PRESENT:
-			out->present++;
-			break;
-		default:
-			out->failed++;
-		}
-		if (nd->images == OFFLINE_SENT)
-			out->images_sent++;
-		else if (nd->images == OFFLINE_PRESENT)
-			out->images_present++;
-		else if (nd->images == OFFLINE_FAILED)
-			out->images_failed++;
-	}
+	offline_push_tally(out, ires);
 	r = 0;
 out:
 	if (pool != NULL) {
@@ -1178,12 +1202,8 @@ out:
 	for (i = 0; ires != NULL && i < nsel; i++)
 		free(ires[i].msg);
 	free(ires);
-	free(script);
-	free(dst);
-	free(marker);
-	free(iscript);
-	free(idst);
-	free(imarker);
+	offline_part_release(&repo);
+	offline_part_release(&img);
 	free(on);
 	free(c.jobs);
 	free(c.want);
