@@ -497,19 +497,141 @@ offline_open_out(struct offline_conv *c, struct archive **out,
 	    m != NULL ? m : "unknown libarchive error");
 }
 
+/*
+ * One member of the bundle: repo/ files to the repo tar, images/ to the
+ * images tar (when asked for), the manifest kept; the rest skipped.
+ */
+static int
+offline_tars_entry(struct offline_conv *c, struct archive_entry *ent,
+    struct prov_err *err)
+{
+	const char	*name;
+	int		 dir = archive_entry_filetype(ent) == AE_IFDIR;
+
+	name = arc_name_norm(archive_entry_pathname(ent) != NULL ?
+	    archive_entry_pathname(ent) : "");
+	if (str_starts(name, "repo/") && name[5] != '\0' && !dir) {
+		if (!bundle_filename_ok(name + 5))
+			return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
+			    "'%s': not a plain file name under repo/", name,
+			    c->bundle);
+		return offline_copy(c, c->out, ent, name, name, err);
+	}
+	if (c->img != NULL && str_starts(name, "images/") &&
+	    name[7] != '\0' && !dir) {
+		if (!offline_image_name_ok(name + 7))
+			return prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
+			    "'%s': not a member of an OCI image layout", name,
+			    c->bundle);
+		if (offline_copy(c, c->img, ent, name, name + 7, err) != 0)
+			return -1;
+		c->nimg++;
+		return 0;
+	}
+	if (strcmp(name, "manifest.json") == 0 &&
+	    archive_entry_filetype(ent) == AE_IFREG)
+		return offline_keep_manifest(c, err);
+	if (archive_read_data_skip(c->in) != ARCHIVE_OK) {
+		offline_read_err(c, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Opens the bundle and the tars it is split into, and reads it through. */
+static int
+offline_tars_read(struct offline_conv *c, struct prov_err *err)
+{
+	struct archive_entry	*ent;
+	int			 rc;
+
+	if ((c->in = archive_read_new()) == NULL)
+		return prov_err_set(err, PROV_E_ARCHIVE,
+		    "cannot start libarchive");
+	archive_read_support_filter_all(c->in);
+	archive_read_support_format_tar(c->in);
+	if (archive_read_open_filename(c->in, c->bundle, OFFLINE_BLOCK) !=
+	    ARCHIVE_OK) {
+		if (access(c->bundle, F_OK) != 0)
+			prov_err_sys(err, "cannot open '%s'", c->bundle);
+		else
+			offline_read_err(c, err);
+		return -1;
+	}
+	if (offline_open_out(c, &c->out, c->part, err) != 0)
+		return -1;
+	if (c->img_part != NULL && offline_open_out(c, &c->img, c->img_part,
+	    err) != 0)
+		return -1;
+	for (;;) {
+		rc = archive_read_next_header(c->in, &ent);
+		if (rc == ARCHIVE_EOF)
+			return 0;
+		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+			offline_read_err(c, err);
+			return -1;
+		}
+		if (offline_tars_entry(c, ent, err) != 0)
+			return -1;
+	}
+}
+
+/* Closes the tars and puts them in place: the images first, if any. */
+static int
+offline_tars_close(struct offline_conv *c, const char *out,
+    const char *images_out, struct prov_err *err)
+{
+	if (archive_write_close(c->out) != ARCHIVE_OK) {
+		offline_write_err(c, c->out, err);
+		return -1;
+	}
+	if (c->img != NULL && archive_write_close(c->img) != ARCHIVE_OK) {
+		offline_write_err(c, c->img, err);
+		return -1;
+	}
+	if (c->img != NULL && c->nimg > 0 &&
+	    rename(c->img_part, images_out) != 0)
+		return prov_err_sys(err, "cannot rename '%s' to '%s'",
+		    c->img_part, images_out);
+	if (rename(c->part, out) != 0) {
+		prov_err_sys(err, "cannot rename '%s' to '%s'", c->part, out);
+		if (c->img != NULL && c->nimg > 0)
+			(void)unlink(images_out);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+offline_conv_release(struct offline_conv *c)
+{
+	size_t	i;
+
+	if (c->in != NULL)
+		archive_read_free(c->in);
+	if (c->out != NULL)
+		archive_write_free(c->out);
+	if (c->img != NULL)
+		archive_write_free(c->img);
+	for (i = 0; i < c->n; i++)
+		free(c->m[i].name);
+	free(c->m);
+	strmap_clear(&c->map);
+	buf_release(&c->manifest);
+	free(c->blk);
+}
+
 int
 offline_bundle_tars(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
     const char *bundle, const char *out, const char *images_out,
     struct prov_err *err)
 {
 	struct offline_conv	 c;
-	struct archive_entry	*ent;
 	struct stat		 st;
 	char			*part = xasprintf("%s.part", out);
 	char			*img_part = images_out != NULL ?
 				    xasprintf("%s.part", images_out) : NULL;
-	size_t			 i;
-	int			 rc, r = -1;
+	int			 r = -1;
 
 	memset(&c, 0, sizeof c);
 	c.bundle = bundle;
@@ -521,90 +643,10 @@ offline_bundle_tars(char id[OFFLINE_ID_LEN + 1], struct offline_tar_info *info,
 	id[0] = '\0';
 	if (info != NULL)
 		memset(info, 0, sizeof *info);
-	if ((c.in = archive_read_new()) == NULL) {
-		prov_err_set(err, PROV_E_ARCHIVE, "cannot start libarchive");
+	if (offline_tars_read(&c, err) != 0 ||
+	    offline_match(&c, info, err) != 0 ||
+	    offline_tars_close(&c, out, images_out, err) != 0)
 		goto out;
-	}
-	archive_read_support_filter_all(c.in);
-	archive_read_support_format_tar(c.in);
-	if (archive_read_open_filename(c.in, bundle, OFFLINE_BLOCK) !=
-	    ARCHIVE_OK) {
-		if (access(bundle, F_OK) != 0)
-			prov_err_sys(err, "cannot open '%s'", bundle);
-		else
-			offline_read_err(&c, err);
-		goto out;
-	}
-	if (offline_open_out(&c, &c.out, part, err) != 0)
-		goto out;
-	if (img_part != NULL && offline_open_out(&c, &c.img, img_part,
-	    err) != 0)
-		goto out;
-	for (;;) {
-		const char	*name;
-
-		rc = archive_read_next_header(c.in, &ent);
-		if (rc == ARCHIVE_EOF)
-			break;
-		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
-			offline_read_err(&c, err);
-			goto out;
-		}
-		name = arc_name_norm(archive_entry_pathname(ent) != NULL ?
-		    archive_entry_pathname(ent) : "");
-		if (str_starts(name, "repo/") && name[5] != '\0' &&
-		    archive_entry_filetype(ent) != AE_IFDIR) {
-			if (!bundle_filename_ok(name + 5)) {
-				prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
-				    "'%s': not a plain file name under repo/",
-				    name, bundle);
-				goto out;
-			}
-			if (offline_copy(&c, c.out, ent, name, name, err) != 0)
-				goto out;
-		} else if (c.img != NULL && str_starts(name, "images/") &&
-		    name[7] != '\0' &&
-		    archive_entry_filetype(ent) != AE_IFDIR) {
-			if (!offline_image_name_ok(name + 7)) {
-				prov_err_set(err, PROV_E_ARCHIVE, "'%s' in "
-				    "'%s': not a member of an OCI image layout",
-				    name, bundle);
-				goto out;
-			}
-			if (offline_copy(&c, c.img, ent, name, name + 7,
-			    err) != 0)
-				goto out;
-			c.nimg++;
-		} else if (strcmp(name, "manifest.json") == 0 &&
-		    archive_entry_filetype(ent) == AE_IFREG) {
-			if (offline_keep_manifest(&c, err) != 0)
-				goto out;
-		} else if (archive_read_data_skip(c.in) != ARCHIVE_OK) {
-			offline_read_err(&c, err);
-			goto out;
-		}
-	}
-	if (offline_match(&c, info, err) != 0)
-		goto out;
-	if (archive_write_close(c.out) != ARCHIVE_OK) {
-		offline_write_err(&c, c.out, err);
-		goto out;
-	}
-	if (c.img != NULL && archive_write_close(c.img) != ARCHIVE_OK) {
-		offline_write_err(&c, c.img, err);
-		goto out;
-	}
-	if (c.img != NULL && c.nimg > 0 && rename(img_part, images_out) != 0) {
-		prov_err_sys(err, "cannot rename '%s' to '%s'", img_part,
-		    images_out);
-		goto out;
-	}
-	if (rename(part, out) != 0) {
-		prov_err_sys(err, "cannot rename '%s' to '%s'", part, out);
-		if (c.img != NULL && c.nimg > 0)
-			(void)unlink(images_out);
-		goto out;
-	}
 	memcpy(id, c.manifest_sha, OFFLINE_ID_LEN);
 	id[OFFLINE_ID_LEN] = '\0';
 	if (info != NULL)
@@ -623,21 +665,10 @@ out:
 		free(info->release);
 		memset(info, 0, sizeof *info);
 	}
-	if (c.in != NULL)
-		archive_read_free(c.in);
-	if (c.out != NULL)
-		archive_write_free(c.out);
-	if (c.img != NULL)
-		archive_write_free(c.img);
+	offline_conv_release(&c);
 	(void)unlink(part);
 	if (img_part != NULL)
 		(void)unlink(img_part);
-	for (i = 0; i < c.n; i++)
-		free(c.m[i].name);
-	free(c.m);
-	strmap_clear(&c.map);
-	buf_release(&c.manifest);
-	free(c.blk);
 	free(part);
 	free(img_part);
 	return r;
