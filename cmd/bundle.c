@@ -304,6 +304,91 @@ out:
 	return r;
 }
 
+/* What goes with what: 0, or the usage error's exit code (said). */
+static int
+cmd_bundle_args(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o)
+{
+	if (o->key != NULL || o->insecure_unsigned)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "--key and "
+		    "--insecure-unsigned go with --verify");
+	if (ctx->plan == NULL)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing plan "
+		    "file");
+	if (o->out == NULL && !o->manifest_only)
+		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing -o FILE");
+	return 0;
+}
+
+/* --cache, else the user's cache: never a shared folder, it gets packed. */
+static char *
+cmd_bundle_cache(const struct bundle_cmd_opts *o, struct prov_err *err)
+{
+	char	*home, *cache;
+
+	if (o->cache != NULL)
+		return xstrdup(o->cache);
+	if ((home = fs_cache_home(err)) == NULL)
+		return NULL;
+	cache = xasprintf("%s/provision/bundle", home);
+	free(home);
+	return cache;
+}
+
+static void
+cmd_bundle_opts(struct bundle_opts *bo, const struct bundle_cmd_opts *o)
+{
+	bo->arch = o->arch;
+	bo->sources = &o->sources;
+	bo->packages = &o->packages;
+	bo->jobs = o->jobs;
+	bo->retries = o->retries;
+	bo->timeout_s = o->timeout;
+	bo->allow_missing = o->allow_missing;
+	bo->registry_mirrors = &o->mirrors;
+	bo->images = &o->images;
+}
+
+/* --manifest-only: the manifest to -o FILE or stdout, nothing fetched. */
+static int
+cmd_bundle_manifest(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
+    const struct bundle *b, struct prov_err *err)
+{
+	struct buf	m = BUF_INIT;
+	int		r = 0;
+
+	bundle_manifest(&m, b, NULL, 0);
+	if (o->out == NULL)
+		fwrite(m.buf, 1, m.len, ctx->out);
+	else if (buf_write_file_atomic(o->out, m.buf, m.len, 0644) != 0)
+		r = prov_err_sys(err, "cannot write '%s'", o->out);
+	buf_release(&m);
+	return r;
+}
+
+/* What was packed, and by which key it is signed (or that it is not). */
+static void
+cmd_bundle_said(struct cmd_ctx *ctx, const struct bundle_cmd_opts *o,
+    const struct bundle *b, const struct cmd_bundle_progress *pr,
+    int64_t total, const struct sig_key *signer)
+{
+	if (b->nimgs == 0)
+		fprintf(ctx->out, "%s: %zu packages (%zu fetched, %zu from the "
+		    "cache), %lld bytes\n", o->out, b->n, pr->fetched,
+		    pr->cached, (long long)total);
+	else
+		fprintf(ctx->out, "%s: %zu packages and %zu image%s (%zu files "
+		    "fetched, %zu from the cache), %lld bytes\n", o->out, b->n,
+		    b->nimgs, b->nimgs == 1 ? "" : "s", pr->fetched,
+		    pr->cached, (long long)total);
+	if (signer != NULL)
+		fprintf(ctx->out, "%s: signed by key %s\n", o->out,
+		    sig_key_fingerprint(signer));
+	else
+		cmd_errorf(ctx, "warning: %s is not signed: apply --bundle "
+		    "refuses it without --insecure-unsigned (sign with --sign "
+		    "KEY, docs/bundle.md)", o->out);
+}
+
 static int
 cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -312,7 +397,6 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct bundle_opts		 bo = BUNDLE_OPTS_INIT;
 	struct cmd_bundle_progress	 pr;
 	struct prov_err			 err = PROV_ERR_INIT;
-	struct buf			 m = BUF_INIT;
 	char				*cache = NULL, *templates = NULL;
 	struct sig_key			*signer = NULL;
 	int64_t				 total = 0;
@@ -328,41 +412,18 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			    "--verify takes the archive, and a key or a plan");
 		return cmd_bundle_verify(ctx, o);
 	}
-	if (o->key != NULL || o->insecure_unsigned)
-		return cmd_usage_error(ctx, &cmd_bundle_entry, "--key and "
-		    "--insecure-unsigned go with --verify");
-	if (ctx->plan == NULL)
-		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing plan "
-		    "file");
-	if (o->out == NULL && !o->manifest_only)
-		return cmd_usage_error(ctx, &cmd_bundle_entry, "missing -o FILE");
+	if ((r = cmd_bundle_args(ctx, o)) != 0)
+		return r;
 	/* a key that cannot sign fails now, not after the downloads */
 	if (cmd_bundle_signer(ctx, o, &signer) != 0)
 		return PROV_EXIT_USAGE;
-	if (o->cache != NULL)
-		cache = xstrdup(o->cache);
-	else {
-		/* never a shared folder: what the cache holds gets packed */
-		char	*home = fs_cache_home(&err);
-
-		if (home == NULL)
-			goto fail;
-		cache = xasprintf("%s/provision/bundle", home);
-		free(home);
-	}
+	if ((cache = cmd_bundle_cache(o, &err)) == NULL)
+		goto fail;
 	templates = o->templates != NULL ? xstrdup(o->templates) :
 	    fs_data_dir("templates", "PROVISION_TEMPLATES");
+	cmd_bundle_opts(&bo, o);
 	bo.cache = cache;
-	bo.arch = o->arch;
-	bo.sources = &o->sources;
-	bo.packages = &o->packages;
 	bo.templates = templates;
-	bo.jobs = o->jobs;
-	bo.retries = o->retries;
-	bo.timeout_s = o->timeout;
-	bo.allow_missing = o->allow_missing;
-	bo.registry_mirrors = &o->mirrors;
-	bo.images = &o->images;
 	bo.sign_key = signer;
 	memset(&pr, 0, sizeof pr);
 	pr.ctx = ctx;
@@ -385,15 +446,8 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_errorf(ctx, "warning: image not "
 		    "bundled: %s", b.images_not_fetched.v[i]);
 	if (o->manifest_only) {
-		bundle_manifest(&m, &b, NULL, 0);
-		if (o->out != NULL) {
-			if (buf_write_file_atomic(o->out, m.buf, m.len,
-			    0644) != 0) {
-				prov_err_sys(&err, "cannot write '%s'", o->out);
-				goto fail;
-			}
-		} else
-			fwrite(m.buf, 1, m.len, ctx->out);
+		if (cmd_bundle_manifest(ctx, o, &b, &err) != 0)
+			goto fail;
 		r = 0;
 		goto out;
 	}
@@ -409,26 +463,10 @@ cmd_bundle_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		goto fail;
 	for (i = 0; i < b.nblobs; i++)
 		total += b.blobs[i].size;
-	if (bundle_fetch(&b, &bo, cmd_bundle_event, &pr, &err) != 0)
+	if (bundle_fetch(&b, &bo, cmd_bundle_event, &pr, &err) != 0 ||
+	    bundle_pack(&b, ctx->plan, o->out, &bo, &err) != 0)
 		goto fail;
-	if (bundle_pack(&b, ctx->plan, o->out, &bo, &err) != 0)
-		goto fail;
-	if (b.nimgs == 0)
-		fprintf(ctx->out, "%s: %zu packages (%zu fetched, %zu from the "
-		    "cache), %lld bytes\n", o->out, b.n, pr.fetched, pr.cached,
-		    (long long)total);
-	else
-		fprintf(ctx->out, "%s: %zu packages and %zu image%s (%zu files "
-		    "fetched, %zu from the cache), %lld bytes\n", o->out, b.n,
-		    b.nimgs, b.nimgs == 1 ? "" : "s", pr.fetched, pr.cached,
-		    (long long)total);
-	if (signer != NULL)
-		fprintf(ctx->out, "%s: signed by key %s\n", o->out,
-		    sig_key_fingerprint(signer));
-	else
-		cmd_errorf(ctx, "warning: %s is not signed: apply --bundle "
-		    "refuses it without --insecure-unsigned (sign with --sign "
-		    "KEY, docs/bundle.md)", o->out);
+	cmd_bundle_said(ctx, o, &b, &pr, total, signer);
 	r = 0;
 	goto out;
 fail:
@@ -437,7 +475,6 @@ fail:
 out:
 	bundle_release(&b);
 	prov_err_release(&err);
-	buf_release(&m);
 	sig_key_free(signer);
 	free(cache);
 	free(templates);
