@@ -413,6 +413,93 @@ cmd_apply_held(struct cmd_ctx *ctx, const char *state_path, size_t nheld)
 	state_free(st);
 }
 
+/* --dry-run DIR: every node's scripts rendered, nothing connected. */
+static int
+cmd_apply_dry_run(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
+    struct apply_opts *ao)
+{
+	struct apply_summary	 sum;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*apt_repo = NULL, *bundle_nodes = NULL;
+	size_t			 lost = 0;
+	int			 r = PROV_EXIT_FAIL;
+
+	if (o->bundle != NULL) {
+		if (cmd_apply_bundle(ctx, o, NULL, 1, &apt_repo, &bundle_nodes,
+		    &lost) != 0)
+			goto out;
+		ao->apt_repo = apt_repo;
+	}
+	ao->dry_run_dir = o->dry_run;
+	ao->run_id = "dry-run";
+	if (apply_run(&sum, ctx->plan, ao, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
+	}
+	fprintf(ctx->out, "rendered the scripts of %zu nodes into %s\n",
+	    sum.nodes, o->dry_run);
+	r = 0;
+out:
+	prov_err_release(&err);
+	free(apt_repo);
+	free(bundle_nodes);
+	return r;
+}
+
+/* One line per node on a terminal, else one line per event. */
+static void
+cmd_apply_view_init(struct apply_view *view, struct cmd_ctx *ctx,
+    const struct apply_cmd_opts *o)
+{
+	size_t	i;
+
+	memset(view, 0, sizeof *view);
+	view->ctx = ctx;
+	view->live = ctx->tty && !o->plain && !o->verbose &&
+	    ctx->plan->nnodes <= 60;
+	view->verbose = o->verbose;
+	view->t0 = time(NULL);
+	view->n = ctx->plan->nnodes;
+	view->names = xcalloc(view->n + 1, sizeof *view->names);
+	view->line = xcalloc(view->n + 1, sizeof *view->line);
+	for (i = 0; i < view->n; i++)
+		view->names[i] = (char *)ctx->plan->nodes[i].name;
+}
+
+static void
+cmd_apply_view_release(struct apply_view *view)
+{
+	size_t	i;
+
+	for (i = 0; i < view->n; i++)
+		free(view->line[i]);
+	free(view->line);
+	free(view->names);
+}
+
+/* The closing lines; the exit code. */
+static int
+cmd_apply_summary(struct cmd_ctx *ctx, const struct apply_summary *sum,
+    const char *state_path, size_t lost)
+{
+	fprintf(ctx->out, "\n%zu nodes: %zu ok, %zu failed (%zu unreachable); "
+	    "steps: %zu ok, %zu changed, %zu skipped, %zu failed%s\n",
+	    sum->nodes, sum->nodes_ok, sum->nodes_failed,
+	    sum->nodes_unreachable, sum->ok, sum->changed, sum->skipped,
+	    sum->failed,
+	    sum->interrupted ? " (interrupted: run again with --resume)" :
+	    sum->stopped_max_fail ? " (stopped: --max-fail reached)" : "");
+	if (sum->reboots > 0)
+		fprintf(ctx->out, "%zu node%s rebooted\n", sum->reboots,
+		    sum->reboots == 1 ? "" : "s");
+	if (sum->nodes_reboot > 0)
+		cmd_apply_held(ctx, state_path, sum->nodes_reboot);
+	fprintf(ctx->out, "state: %s\n", state_path);
+	return sum->nodes_failed > 0 || sum->nodes_reboot > 0 || lost > 0 ||
+	    sum->interrupted || sum->stopped_max_fail ? PROV_EXIT_FAIL :
+	    PROV_EXIT_OK;
+}
+
 static int
 cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -425,12 +512,15 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	char			*state_dir = NULL, *run_id = NULL, *run_dir = NULL;
 	char			*templates = NULL, *state_path = NULL;
 	char			*apt_repo = NULL, *bundle_nodes = NULL;
-	size_t			 i, lost = 0;
+	size_t			 lost = 0;
 	int			 r = PROV_EXIT_FAIL;
 
 	if (argc > 0)
 		return cmd_usage_error(ctx, &cmd_apply_entry, "unexpected "
 		    "argument '%s'", argv[0]);
+	if (o->reboot_parallel < 0 || o->reboot_parallel > 4096)
+		return cmd_usage_error(ctx, &cmd_apply_entry, "--reboot-parallel "
+		    "must be 1 to 4096");
 	memset(&ao, 0, sizeof ao);
 	memset(&view, 0, sizeof view);
 	templates = o->templates != NULL ? xstrdup(o->templates) :
@@ -443,27 +533,10 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	ao.only_step = o->step;
 	ao.break_lock = o->break_lock;
 	ao.no_reboot = o->no_reboot;
-	if (o->reboot_parallel < 0 || o->reboot_parallel > 4096)
-		return cmd_usage_error(ctx, &cmd_apply_entry, "--reboot-parallel "
-		    "must be 1 to 4096");
 	ao.reboot_parallel = o->reboot_parallel;
 	ao.interrupted = &apply_interrupted;
 	if (o->dry_run != NULL) {
-		if (o->bundle != NULL) {
-			if (cmd_apply_bundle(ctx, o, NULL, 1, &apt_repo,
-			    &bundle_nodes, &lost) != 0)
-				goto out;
-			ao.apt_repo = apt_repo;
-		}
-		ao.dry_run_dir = o->dry_run;
-		ao.run_id = "dry-run";
-		if (apply_run(&sum, ctx->plan, &ao, &err) != 0) {
-			cmd_error(ctx, &err);
-			goto out;
-		}
-		fprintf(ctx->out, "rendered the scripts of %zu nodes into %s\n",
-		    sum.nodes, o->dry_run);
-		r = 0;
+		r = cmd_apply_dry_run(ctx, o, &ao);
 		goto out;
 	}
 	if (cmd_apply_dirs(ctx, o, &state_dir, &run_id, &run_dir) != 0)
@@ -482,17 +555,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	ao.run_id = run_id;
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		ao.passphrase = getenv(ctx->plan->ssh.passphrase_env);
-
-	view.ctx = ctx;
-	view.live = ctx->tty && !o->plain && !o->verbose &&
-	    ctx->plan->nnodes <= 60;
-	view.verbose = o->verbose;
-	view.t0 = time(NULL);
-	view.n = ctx->plan->nnodes;
-	view.names = xcalloc(view.n + 1, sizeof *view.names);
-	view.line = xcalloc(view.n + 1, sizeof *view.line);
-	for (i = 0; i < view.n; i++)
-		view.names[i] = (char *)ctx->plan->nodes[i].name;
+	cmd_apply_view_init(&view, ctx, o);
 	ao.event = apply_view_event;
 	ao.event_arg = &view;
 
@@ -508,32 +571,13 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		/* a broken templates folder, no node selected: nothing ran */
 		if (err.code == PROV_E_USAGE)
 			r = PROV_EXIT_USAGE;
-		goto restore;
-	}
-	fprintf(ctx->out, "\n%zu nodes: %zu ok, %zu failed (%zu unreachable); "
-	    "steps: %zu ok, %zu changed, %zu skipped, %zu failed%s\n",
-	    sum.nodes, sum.nodes_ok, sum.nodes_failed, sum.nodes_unreachable,
-	    sum.ok, sum.changed, sum.skipped, sum.failed,
-	    sum.interrupted ? " (interrupted: run again with --resume)" :
-	    sum.stopped_max_fail ? " (stopped: --max-fail reached)" : "");
-	if (sum.reboots > 0)
-		fprintf(ctx->out, "%zu node%s rebooted\n", sum.reboots,
-		    sum.reboots == 1 ? "" : "s");
-	if (sum.nodes_reboot > 0)
-		cmd_apply_held(ctx, state_path, sum.nodes_reboot);
-	fprintf(ctx->out, "state: %s\n", state_path);
-	r = sum.nodes_failed > 0 || sum.nodes_reboot > 0 || lost > 0 ||
-	    sum.interrupted || sum.stopped_max_fail ? PROV_EXIT_FAIL :
-	    PROV_EXIT_OK;
-restore:
+	} else
+		r = cmd_apply_summary(ctx, &sum, state_path, lost);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
 	prov_err_release(&err);
-	for (i = 0; i < view.n; i++)
-		free(view.line[i]);
-	free(view.line);
-	free(view.names);
+	cmd_apply_view_release(&view);
 	free(templates);
 	free(state_dir);
 	free(state_path);
