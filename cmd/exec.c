@@ -704,6 +704,38 @@ cmd_exec_hosts(struct cmd_ctx *ctx, const struct exec_opts *o,
 	return 0;
 }
 
+static void
+cmd_exec_run_release(struct exec_run *run)
+{
+	size_t	i;
+	int	k;
+
+	for (i = 0; run->nodes != NULL && i < run->n; i++) {
+		for (k = 0; k < 3; k++)
+			buf_release(&run->nodes[i].part[k]);
+		ssh_result_release(&run->nodes[i].res);
+	}
+	free(run->nodes);
+	free(run->hosts);
+	free(run->asked);
+}
+
+/* The command line's words that go together: 0, or the usage exit code. */
+static int
+cmd_exec_args(struct cmd_ctx *ctx, const struct exec_opts *o, int argc)
+{
+	if (argc == 0 && o->copy == NULL)
+		return cmd_usage_error(ctx, &cmd_exec_entry, "missing command");
+	if (o->dest != NULL && o->copy == NULL)
+		return cmd_usage_error(ctx, &cmd_exec_entry,
+		    "--dest needs --copy");
+	if (o->forks < 0 || o->port < 0 || o->port > 65535 || o->timeout < 0 ||
+	    o->connect_timeout < 0 || o->max_output < 0)
+		return cmd_usage_error(ctx, &cmd_exec_entry, "negative or "
+		    "out-of-range number");
+	return 0;
+}
+
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -739,20 +771,9 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "nodes; with -H or --hosts there is no plan");
 		goto out;
 	}
-	if (argc == 0 && o->copy == NULL) {
-		r = cmd_usage_error(ctx, &cmd_exec_entry, "missing command");
+	if ((r = cmd_exec_args(ctx, o, argc)) != 0)
 		goto out;
-	}
-	if (o->dest != NULL && o->copy == NULL) {
-		r = cmd_usage_error(ctx, &cmd_exec_entry, "--dest needs --copy");
-		goto out;
-	}
-	if (o->forks < 0 || o->port < 0 || o->port > 65535 || o->timeout < 0 ||
-	    o->connect_timeout < 0 || o->max_output < 0) {
-		r = cmd_usage_error(ctx, &cmd_exec_entry, "negative or "
-		    "out-of-range number");
-		goto out;
-	}
+	r = PROV_EXIT_USAGE;
 	for (k = 0; k < argc; k++) {
 		if (k > 0)
 			buf_addch(&cmdline, ' ');
@@ -813,15 +834,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	r = cmd_exec_summary(&run);
 out:
 	ssh_pool_free(pool);
-	if (run.nodes != NULL)
-		for (i = 0; i < n; i++) {
-			for (k = 0; k < 3; k++)
-				buf_release(&run.nodes[i].part[k]);
-			ssh_result_release(&run.nodes[i].res);
-		}
-	free(run.nodes);
-	free(run.hosts);
-	free(run.asked);
+	cmd_exec_run_release(&run);
 	free(sel);
 	strvec_clear(&names);
 	buf_release(&cmdline);
