@@ -394,16 +394,10 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (p == NULL)
 		return cmd_usage_error(ctx, &cmd_facts_entry, "give a plan, "
 		    "or --local for this machine");
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			cmd_error(ctx, &err);
-			goto out;
-		}
-	} else {
-		n = p->nnodes;
-		sel = xcalloc(n + 1, sizeof *sel);
-		for (i = 0; i < n; i++)
-			sel[i] = &p->nodes[i];
+	/* -n, else every node */
+	if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
 	}
 	if (o->from != NULL)
 		facts_load_saved(&rows, p, sel, n, o->from);

@@ -100,16 +100,10 @@ cmd_ls_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (argc > 0)
 		return cmd_usage_error(ctx, &cmd_ls_entry, "unexpected "
 		    "argument '%s'", argv[0]);
-	if (o->nodes != NULL) {
-		if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
-			cmd_error(ctx, &err);
-			goto out;
-		}
-	} else {
-		n = p->nnodes;
-		sel = xcalloc(n + 1, sizeof *sel);
-		for (i = 0; i < n; i++)
-			sel[i] = &p->nodes[i];
+	/* -n, else every node */
+	if (plan_select(&sel, &n, p, o->nodes, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
 	}
 	if (o->json) {
 		json_init(&jw, &b);
