@@ -91,6 +91,8 @@ facts_json_gpus(struct json_writer *jw, const struct facts *f)
 		facts_jlong(jw, "memory_mib", g->memory_mib);
 		json_str(jw, "driver_version", g->driver_version);
 		json_str(jw, "persistence", g->persistence);
+		json_str(jw, "mig_mode", g->mig_mode);
+		json_str(jw, "ecc_mode", g->ecc_mode);
 		facts_jlong(jw, "mig_devices", g->mig_devices);
 		facts_jlong(jw, "pcie_gen", g->gen);
 		facts_jlong(jw, "pcie_max_gen", g->max_gen);
@@ -362,6 +364,8 @@ facts_jr_gpus(struct facts_jr *jr, struct facts *f, const struct yml_node *root)
 		g->memory_mib = (long)facts_jr_num(jr, o, "memory_mib");
 		g->driver_version = facts_jr_str(jr, o, "driver_version");
 		g->persistence = facts_jr_str(jr, o, "persistence");
+		g->mig_mode = facts_jr_str(jr, o, "mig_mode");
+		g->ecc_mode = facts_jr_str(jr, o, "ecc_mode");
 		g->mig_devices = (long)facts_jr_num(jr, o, "mig_devices");
 		g->gen = (long)facts_jr_num(jr, o, "pcie_gen");
 		g->max_gen = (long)facts_jr_num(jr, o, "pcie_max_gen");

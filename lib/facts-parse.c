@@ -635,6 +635,10 @@ facts_nv_field(struct facts_gpu *g, const char *k, const char *v)
 		g->width = facts_num(v);
 	else if (strcmp(k, "pcie.link.width.max") == 0)
 		g->max_width = facts_num(v);
+	else if (strcmp(k, "mig.mode.current") == 0)
+		str_set(&g->mig_mode, v);
+	else if (strcmp(k, "ecc.mode.current") == 0)
+		str_set(&g->ecc_mode, v);
 }
 
 /* Split an nvidia-smi CSV line at ", " into trimmed fields. */
@@ -770,22 +774,51 @@ out:
 	return r;
 }
 
-int
-facts_parse_nvsmi_xml(struct facts *f, const char *text,
-    struct prov_err *err)
+/* The MIG devices a <gpu> lists (-1 when it has no <mig_devices>). */
+long
+facts_nvsmi_mig_count(const struct xml_node *gpu)
 {
-	struct xml_node		*root = NULL, *x, *m;
+	const struct xml_node	*m, *d;
+	long			 n = -1;
+
+	for (m = gpu->child; m != NULL; m = m->next) {
+		if (strcmp(m->name, "mig_devices") != 0)
+			continue;
+		n = n < 0 ? 0 : n;
+		for (d = m->child; d != NULL; d = d->next)
+			n += strcmp(d->name, "mig_device") == 0;
+	}
+	return n;
+}
+
+/* What facts need of an nvidia_smi_log tree, from XML or from -q text. */
+static void
+facts_nvsmi_tree(struct facts *f, const struct xml_node *root)
+{
+	static const struct {
+		const char	*path, *field;
+	} leaves[] = {
+		{ "product_name", "name" },
+		{ "uuid", "uuid" },
+		{ "persistence_mode", "persistence_mode" },
+		{ "pci/pci_device_id", "pci.device_id" },
+		{ "fb_memory_usage/total", "memory.total" },
+		{ "pci/pci_gpu_link_info/pcie_gen/current_link_gen",
+		  "pcie.link.gen.current" },
+		{ "pci/pci_gpu_link_info/pcie_gen/max_link_gen",
+		  "pcie.link.gen.max" },
+		{ "pci/pci_gpu_link_info/link_widths/current_link_width",
+		  "pcie.link.width.current" },
+		{ "pci/pci_gpu_link_info/link_widths/max_link_width",
+		  "pcie.link.width.max" },
+		{ "mig_mode/current_mig", "mig.mode.current" },
+		{ "ecc_mode/current_ecc", "ecc.mode.current" },
+	};
+	const struct xml_node	*x;
 	const char		*drv, *v;
 	long			 index = 0;
-	int			 r = -1;
+	size_t			 i;
 
-	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
-		goto out;
-	if (strcmp(root->name, "nvidia_smi_log") != 0) {
-		prov_err_parse(err, "nvidia-smi -q -x", "root element is "
-		    "'%s', not 'nvidia_smi_log'", root->name);
-		goto out;
-	}
 	drv = xml_path(root, "driver_version");
 	for (x = root->child; x != NULL; x = x->next) {
 		struct facts_gpu	*g;
@@ -803,44 +836,209 @@ facts_parse_nvsmi_xml(struct facts *f, const char *text,
 		str_set(&g->source, "nvidia-smi");
 		if (drv != NULL)
 			facts_nv_field(g, "driver_version", drv);
-		if ((v = xml_path(x, "product_name")) != NULL)
-			facts_nv_field(g, "name", v);
-		if ((v = xml_path(x, "uuid")) != NULL)
-			facts_nv_field(g, "uuid", v);
-		if ((v = xml_path(x, "persistence_mode")) != NULL)
-			facts_nv_field(g, "persistence_mode", v);
-		if ((v = xml_path(x, "pci/pci_device_id")) != NULL)
-			facts_nv_field(g, "pci.device_id", v);
-		if ((v = xml_path(x, "fb_memory_usage/total")) != NULL)
-			facts_nv_field(g, "memory.total", v);
-		if ((v = xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
-		    "current_link_gen")) != NULL)
-			facts_nv_field(g, "pcie.link.gen.current", v);
-		if ((v = xml_path(x, "pci/pci_gpu_link_info/pcie_gen/"
-		    "max_link_gen")) != NULL)
-			facts_nv_field(g, "pcie.link.gen.max", v);
-		if ((v = xml_path(x, "pci/pci_gpu_link_info/link_widths/"
-		    "current_link_width")) != NULL)
-			facts_nv_field(g, "pcie.link.width.current", v);
-		if ((v = xml_path(x, "pci/pci_gpu_link_info/link_widths/"
-		    "max_link_width")) != NULL)
-			facts_nv_field(g, "pcie.link.width.max", v);
-		v = xml_path(x, "mig_mode/current_mig");
-		for (m = x->child; v != NULL && strcmp(v, "Enabled") == 0 &&
-		    m != NULL; m = m->next)
-			if (strcmp(m->name, "mig_devices") == 0) {
-				const struct xml_node	*d;
-
-				g->mig_devices = 0;
-				for (d = m->child; d != NULL; d = d->next)
-					if (strcmp(d->name, "mig_device") == 0)
-						g->mig_devices++;
-			}
+		for (i = 0; i < ARRAY_SIZE(leaves); i++)
+			if ((v = xml_path(x, leaves[i].path)) != NULL)
+				facts_nv_field(g, leaves[i].field, v);
+		if (g->mig_mode != NULL && strcmp(g->mig_mode, "Enabled") == 0)
+			g->mig_devices = facts_nvsmi_mig_count(x);
+		else if (g->mig_mode != NULL)
+			g->mig_devices = 0;
 	}
+}
+
+int
+facts_parse_nvsmi_xml(struct facts *f, const char *text,
+    struct prov_err *err)
+{
+	struct xml_node		*root = NULL;
+	int			 r = -1;
+
+	if (xml_parse(&root, "nvidia-smi -q -x", text, err) != 0)
+		goto out;
+	if (strcmp(root->name, "nvidia_smi_log") != 0) {
+		prov_err_parse(err, "nvidia-smi -q -x", "root element is "
+		    "'%s', not 'nvidia_smi_log'", root->name);
+		goto out;
+	}
+	facts_nvsmi_tree(f, root);
 	r = 0;
 out:
 	xml_free(root);
 	return r;
+}
+
+/*
+ * nvidia-smi -q text labels whose XML element is not the label in
+ * lower case with '_' for the blanks ("Product Name" -> product_name),
+ * by the XML name of their parent ("" for any).  A '/' in the element
+ * makes two levels, as the XML has them.
+ */
+static const struct {
+	const char	*parent, *label, *element;
+} facts_nvq_names[] = {
+	{ "gpu", "GPU UUID", "uuid" },
+	{ "pci", "Bus", "pci_bus" },
+	{ "pci", "Device", "pci_device" },
+	{ "pci", "Domain", "pci_domain" },
+	{ "pci", "Device Id", "pci_device_id" },
+	{ "pci", "Bus Id", "pci_bus_id" },
+	{ "pci", "Sub System Id", "pci_sub_system_id" },
+	{ "pci", "GPU Link Info", "pci_gpu_link_info" },
+	{ "pci_gpu_link_info", "PCIe Generation", "pcie_gen" },
+	{ "pci_gpu_link_info", "Link Width", "link_widths" },
+	{ "pcie_gen", "Max", "max_link_gen" },
+	{ "pcie_gen", "Current", "current_link_gen" },
+	{ "pcie_gen", "Device Max", "max_device_link_gen" },
+	{ "pcie_gen", "Device Current", "device_current_link_gen" },
+	{ "pcie_gen", "Host Max", "max_host_link_gen" },
+	{ "link_widths", "Max", "max_link_width" },
+	{ "link_widths", "Current", "current_link_width" },
+	{ "mig_mode", "Current", "current_mig" },
+	{ "mig_mode", "Pending", "pending_mig" },
+	{ "ecc_mode", "Current", "current_ecc" },
+	{ "ecc_mode", "Pending", "pending_ecc" },
+	{ "retired_pages", "Single Bit ECC",
+	  "multiple_single_bit_retirement/retired_count" },
+	{ "retired_pages", "Double Bit ECC",
+	  "double_bit_retirement/retired_count" },
+	{ "retired_pages", "Pending Page Blacklist", "pending_blacklist" },
+	{ "retired_pages", "Pending Page Retirement", "pending_retirement" },
+	{ "remapped_rows", "Correctable Error", "remapped_row_corr" },
+	{ "remapped_rows", "Uncorrectable Error", "remapped_row_unc" },
+	{ "remapped_rows", "Pending", "remapped_row_pending" },
+	{ "remapped_rows", "Remapping Failure Occurred",
+	  "remapped_row_failure" },
+};
+
+/* The XML element name of a -q label under `parent` (caller frees). */
+static char *
+facts_nvq_element(const char *parent, const char *label)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < ARRAY_SIZE(facts_nvq_names); i++)
+		if (strcmp(facts_nvq_names[i].parent, parent) == 0 &&
+		    strcmp(facts_nvq_names[i].label, label) == 0)
+			return xstrdup(facts_nvq_names[i].element);
+	for (; *label != '\0'; label++) {
+		if (isalnum((unsigned char)*label))
+			buf_addch(&b, (char)tolower((unsigned char)*label));
+		else if (b.len > 0 && b.buf[b.len - 1] != '_')
+			buf_addch(&b, '_');
+	}
+	while (b.len > 0 && b.buf[b.len - 1] == '_')
+		buf_setlen(&b, b.len - 1);
+	return buf_detach(&b, NULL);
+}
+
+/* A new last child of parent named `name` ("a/b": b inside a). */
+static struct xml_node *
+facts_nvq_add(struct xml_node *parent, const char *name)
+{
+	const char	*slash = strchr(name, '/');
+	struct xml_node	*x = xcalloc(1, sizeof *x);
+
+	x->name = slash != NULL ? xstrndup(name, (size_t)(slash - name)) :
+	    xstrdup(name);
+	if (parent->last != NULL)
+		parent->last->next = x;
+	else
+		parent->child = x;
+	parent->last = x;
+	return slash != NULL ? facts_nvq_add(x, slash + 1) : x;
+}
+
+/*
+ * Each line is a label at an indentation of four blanks a level, then
+ * ": value" for a leaf; a line without a colon opens a section whose
+ * lines are indented one level deeper.  "GPU 00000000:3B:00.0" at the
+ * left margin opens a <gpu id="...">, as the XML has it.  Labels are
+ * padded to a column that differs between drivers, so only the first
+ * colon counts.
+ */
+int
+facts_nvsmi_q_tree(struct xml_node **out, const char *text,
+    struct prov_err *err)
+{
+	struct strvec	  lines = STRVEC_INIT;
+	struct xml_node	 *root = xcalloc(1, sizeof *root), *stack[16];
+	size_t		  i, depth = 1, ngpus = 0;
+	int		  r = -1;
+
+	*out = NULL;
+	root->name = xstrdup("nvidia_smi_log");
+	stack[0] = root;
+	strvec_split_lines(&lines, text);
+	for (i = 0; i < lines.n; i++) {
+		char		*l = lines.v[i], *colon, *label, *name, slot[32];
+		size_t		 ind = strspn(l, " "), level;
+		struct xml_node	*x;
+
+		if (facts_blank(l) || str_starts(l, "====="))
+			continue;
+		if (l[ind] == '\t' || ind % 4 != 0 ||
+		    (level = ind / 4) >= depth) {
+			prov_err_parse(err, "nvidia-smi -q", "line %zu is not "
+			    "indented by four blanks a level", i + 1);
+			goto out;
+		}
+		l = str_trim(l);
+		if (level == 0 && str_starts(l, "GPU ") &&
+		    facts_slot_norm(slot, sizeof slot, l + 4) == 0) {
+			x = facts_nvq_add(root, "gpu");
+			x->id = xstrdup(l + 4);
+			stack[1] = x;
+			depth = 2;
+			ngpus++;
+			continue;
+		}
+		colon = strchr(l, ':');
+		label = colon != NULL ? xstrndup(l, (size_t)(colon - l)) :
+		    xstrdup(l);
+		name = facts_nvq_element(stack[level]->name, str_trim(label));
+		free(label);
+		if (*name == '\0') {
+			free(name);
+			prov_err_parse(err, "nvidia-smi -q", "line %zu has no "
+			    "label", i + 1);
+			goto out;
+		}
+		x = facts_nvq_add(stack[level], name);
+		free(name);
+		if (colon != NULL)
+			x->text = xstrdup(str_trim(colon + 1));
+		/* a leaf may have lines below it too ("Process ID : 12") */
+		if (level + 2 < ARRAY_SIZE(stack)) {
+			stack[level + 1] = x;
+			depth = level + 2;
+		} else
+			depth = level + 1;
+	}
+	if (ngpus == 0 && xml_path(root, "attached_gpus") == NULL) {
+		prov_err_parse(err, "nvidia-smi -q", "no 'Attached GPUs' and "
+		    "no 'GPU BUS-ID' lines");
+		goto out;
+	}
+	*out = root;
+	root = NULL;
+	r = 0;
+out:
+	xml_free(root);
+	strvec_clear(&lines);
+	return r;
+}
+
+int
+facts_parse_nvsmi_q(struct facts *f, const char *text, struct prov_err *err)
+{
+	struct xml_node	*root;
+
+	if (facts_nvsmi_q_tree(&root, text, err) != 0)
+		return -1;
+	facts_nvsmi_tree(f, root);
+	xml_free(root);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -49,6 +49,8 @@ facts_gpu_release(struct facts_gpu *g)
 	free(g->uuid);
 	free(g->driver_version);
 	free(g->persistence);
+	free(g->mig_mode);
+	free(g->ecc_mode);
 	free(g->catalog_id);
 	free(g->source);
 }

@@ -61,6 +61,8 @@ struct facts_gpu {
 	char		*uuid;
 	char		*driver_version;
 	char		*persistence;	/* "Enabled" "Disabled" */
+	char		*mig_mode;	/* "Enabled" "Disabled"; NULL: N/A */
+	char		*ecc_mode;	/* "Enabled" "Disabled"; NULL: N/A */
 	char		*catalog_id;	/* "h100-sxm5", by PCI id */
 	char		*source;	/* "nvidia-smi" or "pci" */
 	long		 memory_mib;
@@ -170,8 +172,8 @@ int	facts_parse_pci_sysfs(struct facts *, const char *text,
  * dropped); otherwise `fields` is the comma-separated --query-gpu list.
  * Known columns: index name pci.bus_id pci.device_id uuid memory.total
  * driver_version persistence_mode pcie.link.gen.current
- * pcie.link.gen.max pcie.link.width.current pcie.link.width.max; others
- * are ignored.  GPUs already in f (same bus id, else same index) are
+ * pcie.link.gen.max pcie.link.width.current pcie.link.width.max
+ * mig.mode.current ecc.mode.current; others are ignored.  GPUs already in f (same bus id, else same index) are
  * completed rather than added twice.
  */
 int	facts_parse_nvsmi_csv(struct facts *, const char *text,
@@ -179,6 +181,17 @@ int	facts_parse_nvsmi_csv(struct facts *, const char *text,
 /* `nvidia-smi -q -x`: a strict reader of the few elements needed. */
 int	facts_parse_nvsmi_xml(struct facts *, const char *text,
 	    struct prov_err *err);
+/*
+ * `nvidia-smi -q` (text): read into the tree `-q -x` would give, so it
+ * yields what the XML does (facts_nvsmi_q_tree() serves verify too).
+ */
+int	facts_parse_nvsmi_q(struct facts *, const char *text,
+	    struct prov_err *err);
+struct xml_node;
+int	facts_nvsmi_q_tree(struct xml_node **out, const char *text,
+	    struct prov_err *err);
+/* MIG devices listed under a <gpu> element; -1 when none are listed. */
+long	facts_nvsmi_mig_count(const struct xml_node *gpu);
 /* `nvidia-smi -L`: "GPU 0: NAME (UUID: ...)", MIG lines counted. */
 int	facts_parse_nvsmi_list(struct facts *, const char *text,
 	    struct prov_err *err);

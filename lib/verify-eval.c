@@ -616,6 +616,70 @@ verify_eval_retired(struct verify_ctx *c, const struct plan_node *pn,
 	buf_release(&b);
 }
 
+/*
+ * MIG: the plan's layout (hardware.*.mig, the same profiles on every GPU)
+ * wants MIG on and that many instances on each GPU; a plan without one
+ * wants whole GPUs, so MIG left on is a warning (jobs see slices).
+ * nvidia-smi lists instances, not their profiles: the count is compared.
+ */
+static void
+verify_eval_mig(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_nvsmi *nv)
+{
+	const struct strvec	*want = pn->hw != NULL ? &pn->hw->mig : NULL;
+	struct buf		 exp = BUF_INIT, got = BUF_INIT;
+	size_t			 i, on = 0, na = 0, wrong = 0;
+	const char		*bad = NULL;
+
+	for (i = 0; i < nv->n; i++) {
+		const struct verify_gpu	*g = &nv->gpus[i];
+
+		if (g->mig_mode == NULL)
+			na++;
+		else if (strcmp(g->mig_mode, "Enabled") == 0) {
+			on++;
+			if (want != NULL && want->n > 0 &&
+			    g->mig_devices != (long)want->n && wrong++ == 0)
+				bad = g->bus_id != NULL ? g->bus_id : "?";
+		}
+	}
+	buf_addf(&got, "MIG on %zu of %zu GPU%s", on, nv->n,
+	    nv->n == 1 ? "" : "s");
+	if (want == NULL || want->n == 0) {
+		if (on > 0)
+			verify_row(c, ROW_WARN, pn->name, "gpu mig", "off",
+			    got.buf, "the plan has no MIG layout: jobs get MIG "
+			    "slices, not whole GPUs (nvidia-smi -mig 0, then a "
+			    "GPU reset)");
+		goto out;
+	}
+	buf_addf(&exp, "MIG on, %zu instance%s a GPU (", want->n,
+	    want->n == 1 ? "" : "s");
+	for (i = 0; i < want->n; i++)
+		buf_addf(&exp, "%s%s", i ? " " : "", want->v[i]);
+	buf_addch(&exp, ')');
+	if (na == nv->n)
+		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, NULL,
+		    "'%s' reports no MIG mode (N/A): it does not support MIG",
+		    nv->n > 0 && nv->gpus[0].name ? nv->gpus[0].name : "GPU");
+	else if (on < nv->n)
+		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, got.buf,
+		    "MIG is off on %zu GPU%s: apply the gpu-driver step (it "
+		    "enables MIG and resets the GPUs)", nv->n - on,
+		    nv->n - on == 1 ? "" : "s");
+	else if (wrong > 0) {
+		buf_addf(&got, ", %zu with another instance count", wrong);
+		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, got.buf,
+		    "GPU %s has not the plan's MIG instances: apply the "
+		    "gpu-driver step", bad);
+	} else
+		verify_row(c, ROW_OK, pn->name, "gpu mig", exp.buf, got.buf,
+		    NULL);
+out:
+	buf_release(&exp);
+	buf_release(&got);
+}
+
 /* XIDs in the kernel log since boot: a fatal one or a storm fails. */
 static void
 verify_eval_xid(struct verify_ctx *c, const struct plan_node *pn,
@@ -720,6 +784,7 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 		if (t.n > 0) {
 			verify_eval_ecc(c, pn, &t);
 			verify_eval_retired(c, pn, &t);
+			verify_eval_mig(c, pn, &nv);
 		}
 	}
 	verify_eval_xid(c, pn, verify_node_sec(vn, "xid"));

@@ -209,6 +209,8 @@ verify_nv_leaf(struct verify_gpu *g, const char *rest, const char *text)
 		str_set(&g->name, text);
 	else if (strcmp(rest, "persistence_mode") == 0)
 		str_set(&g->persistence, text);
+	else if (strcmp(rest, "mig_mode/current_mig") == 0)
+		str_set(&g->mig_mode, strcmp(text, "N/A") == 0 ? NULL : text);
 	else if (strcmp(rest, "ecc_mode/current_ecc") == 0)
 		str_set(&g->ecc_mode, strcmp(text, "N/A") == 0 ? NULL :
 		    text);
@@ -254,13 +256,35 @@ verify_nv_walk(struct verify_gpu *g, const struct xml_node *x,
 	}
 }
 
+/* The health of each <gpu> of an nvidia_smi_log tree (XML or -q text). */
+static void
+verify_nvsmi_tree(struct verify_nvsmi *nv, const struct xml_node *root)
+{
+	const struct xml_node	*x;
+	struct buf		 path = BUF_INIT;
+	const char		*v;
+
+	if ((v = xml_path(root, "driver_version")) != NULL)
+		str_set(&nv->driver_version, v);
+	if ((v = xml_path(root, "attached_gpus")) != NULL)
+		nv->attached = verify_long(v);
+	for (x = root->child; x != NULL; x = x->next) {
+		struct verify_gpu	*g;
+
+		if (strcmp(x->name, "gpu") != 0)
+			continue;
+		g = verify_nv_gpu(nv, x->id);
+		verify_nv_walk(g, x, &path);
+		g->mig_devices = facts_nvsmi_mig_count(x);
+	}
+	buf_release(&path);
+}
+
 int
 verify_parse_nvsmi_xml(struct verify_nvsmi *nv, const char *text,
     struct prov_err *err)
 {
-	struct xml_node		*root = NULL, *x;
-	struct buf		 path = BUF_INIT;
-	const char		*v;
+	struct xml_node		*root = NULL;
 	int			 r = -1;
 
 	nv->attached = -1;
@@ -271,20 +295,25 @@ verify_parse_nvsmi_xml(struct verify_nvsmi *nv, const char *text,
 		    "is not 'nvidia_smi_log'");
 		goto out;
 	}
-	if ((v = xml_path(root, "driver_version")) != NULL)
-		str_set(&nv->driver_version, v);
-	if ((v = xml_path(root, "attached_gpus")) != NULL)
-		nv->attached = verify_long(v);
-	for (x = root->child; x != NULL; x = x->next) {
-		if (strcmp(x->name, "gpu") != 0)
-			continue;
-		verify_nv_walk(verify_nv_gpu(nv, x->id), x, &path);
-	}
+	verify_nvsmi_tree(nv, root);
 	r = 0;
 out:
 	xml_free(root);
-	buf_release(&path);
 	return r;
+}
+
+int
+verify_parse_nvsmi_q(struct verify_nvsmi *nv, const char *text,
+    struct prov_err *err)
+{
+	struct xml_node	*root;
+
+	nv->attached = -1;
+	if (facts_nvsmi_q_tree(&root, text, err) != 0)
+		return -1;
+	verify_nvsmi_tree(nv, root);
+	xml_free(root);
+	return 0;
 }
 
 void
@@ -299,6 +328,7 @@ verify_nvsmi_release(struct verify_nvsmi *nv)
 		free(nv->gpus[i].name);
 		free(nv->gpus[i].persistence);
 		free(nv->gpus[i].ecc_mode);
+		free(nv->gpus[i].mig_mode);
 	}
 	free(nv->gpus);
 	free(nv->driver_version);

@@ -77,6 +77,8 @@ struct verify_gpu {
 	char	*name;
 	char	*persistence;		/* "Enabled" "Disabled" */
 	char	*ecc_mode;		/* current_ecc, or NULL when N/A */
+	char	*mig_mode;		/* current_mig, or NULL when N/A */
+	long	 mig_devices;		/* MIG devices listed, -1: none */
 	long	 ecc_vol_unc, ecc_agg_unc;	/* uncorrectable errors */
 	long	 ecc_vol_cor, ecc_agg_cor;	/* corrected */
 	long	 retired_sbe, retired_dbe;	/* retired pages */
@@ -98,6 +100,9 @@ struct verify_nvsmi {
  * pages and row remapping.
  */
 int	verify_parse_nvsmi_xml(struct verify_nvsmi *, const char *text,
+	    struct prov_err *err);
+/* `nvidia-smi -q` (text), read as the same tree (facts_nvsmi_q_tree()). */
+int	verify_parse_nvsmi_q(struct verify_nvsmi *, const char *text,
 	    struct prov_err *err);
 void	verify_nvsmi_release(struct verify_nvsmi *);
 

@@ -545,6 +545,101 @@ START_TEST(test_nvsmi_xml_strict)
 }
 END_TEST
 
+START_TEST(test_nvsmi_q)
+{
+	static const struct {
+		const char	*file;
+		size_t		 n;
+		const char	*bus, *name, *pci, *driver, *uuid;
+		long		 mib, gen, width;
+	} cases[] = {
+		{ "nvidia-smi-q-gh200.txt", 1, "0000:dd:00.0",
+		  "NVIDIA GH200 480GB", "10de:2342", "550.127.05",
+		  "GPU-35d58415-1094-5ad1-64d1-b797587d33a7", 97871, 4, 1 },
+		{ "nvidia-smi-q-2xh100-nvl.txt", 2, "0000:ad:00.0",
+		  "NVIDIA H100 NVL", "10de:2321", "550.54.14",
+		  "GPU-806f8ea2-6428-1096-a076-bb687fb45fb0", 95830, 5, 16 },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct facts		*f;
+		const struct facts_gpu	*g;
+
+		f = parse_fixture(facts_parse_nvsmi_q, cases[i].file);
+		g = &f->gpus[0];
+		ck_assert_int_eq(f->ngpus, cases[i].n);
+		ck_assert_int_eq(g->index, 0);
+		ck_assert_str_eq(g->bus_id, cases[i].bus);
+		ck_assert_str_eq(g->name, cases[i].name);
+		ck_assert_str_eq(g->pci_id, cases[i].pci);
+		ck_assert_str_eq(g->driver_version, cases[i].driver);
+		ck_assert_str_eq(g->uuid, cases[i].uuid);
+		ck_assert_str_eq(g->persistence, "Enabled");
+		ck_assert_str_eq(g->mig_mode, "Disabled");
+		ck_assert_str_eq(g->ecc_mode, "Enabled");
+		ck_assert_int_eq(g->mig_devices, 0);
+		ck_assert_int_eq(g->memory_mib, cases[i].mib);
+		ck_assert_int_eq(g->gen, cases[i].gen);
+		ck_assert_int_eq(g->max_gen, cases[i].gen);
+		ck_assert_int_eq(g->width, cases[i].width);
+		ck_assert_int_eq(g->max_width, cases[i].width);
+		facts_free(f);
+	}
+	/* the second GPU of the pair, which the excerpt keeps to its PCI */
+	{
+		struct facts	*f = parse_fixture(facts_parse_nvsmi_q,
+				    "nvidia-smi-q-2xh100-nvl.txt");
+
+		ck_assert_int_eq(f->gpus[1].index, 1);
+		ck_assert_str_eq(f->gpus[1].bus_id, "0000:ae:00.0");
+		ck_assert_int_eq(f->gpus[1].memory_mib, -1);
+		ck_assert_int_eq(f->gpus[1].gen, 5);
+		facts_free(f);
+	}
+	parse_refuses(facts_parse_nvsmi_q, "ibstat-h100-ndr-8port.txt");
+	parse_refuses(facts_parse_nvsmi_q, "os-release-debian-12.txt");
+	parse_refuses(facts_parse_nvsmi_q, "nvidia-smi-qx-tesla-p100.xml");
+}
+END_TEST
+
+/* -q text with a MIG layout: the same tree, so the same count as XML. */
+START_TEST(test_nvsmi_q_mig)
+{
+	static const char	text[] =
+	    "Attached GPUs                             : 1\n"
+	    "GPU 00000000:01:00.0\n"
+	    "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+	    "    MIG Mode\n"
+	    "        Current                           : Enabled\n"
+	    "        Pending                           : Enabled\n"
+	    "    MIG Devices\n"
+	    "        MIG Device\n"
+	    "            Index                         : 0\n"
+	    "        MIG Device\n"
+	    "            Index                         : 1\n"
+	    "    Processes\n"
+	    "        GPU instance ID                   : 1\n"
+	    "        Process ID                        : 1607\n"
+	    "            Type                          : C\n";
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = facts_new();
+
+	ck_assert_ok(facts_parse_nvsmi_q(f, text, &err), &err);
+	ck_assert_int_eq(f->ngpus, 1);
+	ck_assert_str_eq(f->gpus[0].mig_mode, "Enabled");
+	ck_assert_int_eq(f->gpus[0].mig_devices, 2);
+	facts_free(f);
+	/* a level skipped is not nvidia-smi's */
+	f = facts_new();
+	ck_assert_int_ne(facts_parse_nvsmi_q(f, "Attached GPUs : 1\n"
+	    "GPU 00000000:01:00.0\n            Index : 0\n", &err), 0);
+	ck_assert_int_eq(err.code, PROV_E_PARSE);
+	prov_err_release(&err);
+	facts_free(f);
+}
+END_TEST
+
 START_TEST(test_nvsmi_list)
 {
 	struct facts	*f = parse_fixture(facts_parse_nvsmi_list,
@@ -1219,6 +1314,8 @@ facts_suite(void)
 	tcase_add_test(tc, test_nvsmi_xml);
 	tcase_add_test(tc, test_nvsmi_xml_second_gpu);
 	tcase_add_test(tc, test_nvsmi_xml_strict);
+	tcase_add_test(tc, test_nvsmi_q);
+	tcase_add_test(tc, test_nvsmi_q_mig);
 	tcase_add_test(tc, test_nvsmi_list);
 	tcase_add_test(tc, test_nvsmi_merge);
 	suite_add_tcase(s, tc);

@@ -535,6 +535,10 @@ START_TEST(test_eval_gpu_node)
 	    ROW_WARN);
 	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu ecc")->verdict,
 	    ROW_OK);
+	/* MIG on, and the plan wants whole GPUs */
+	r = find_row(&rows, "gpu01", "gpu mig");
+	ck_assert_int_eq(r->verdict, ROW_WARN);
+	ck_assert_str_eq(r->measured, "MIG on 1 of 1 GPU");
 	/* N/A retired pages and remapping: a skip, never an ok */
 	ck_assert_int_eq(find_row(&rows, "gpu01",
 	    "gpu retired pages")->verdict, ROW_SKIP);
@@ -563,6 +567,104 @@ START_TEST(test_eval_gpu_node)
 	free(xml);
 	free(xid);
 	free(chr);
+}
+END_TEST
+
+/* The plan's MIG layout against what nvidia-smi lists. */
+static const struct row *
+eval_mig(struct rows *rows, const char *file, const char *const *mig,
+    size_t nmig)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct verify_node	 vn;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*xml = fixture(file);
+	char			*out = node_answer("gpu01", xml, "", "");
+	struct plan_hw		*hw;
+	const struct row	*r;
+	size_t			 i;
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = plan_node(p, "gpu01");
+	hw = (struct plan_hw *)vn.pn->hw;
+	for (i = 0; i < nmig; i++)
+		strvec_push(&hw->mig, mig[i]);
+	ck_assert_ok(verify_node_parse(&vn, out, &err), &err);
+	vn.reached = 1;
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	verify_eval(rows, p, &vn, 1, NULL, &env, &o);
+	r = find_row(rows, "gpu01", "gpu mig");
+	verify_node_release(&vn);
+	plan_free(p);
+	free(out);
+	free(xml);
+	return r;
+}
+
+START_TEST(test_eval_mig)
+{
+	static const char *const four[] = { "1g.10gb", "1g.10gb", "2g.20gb",
+					    "3g.40gb" };
+	struct rows		 rows = ROWS_INIT;
+	const struct row	*r;
+
+	/* the A100 lists 4 MIG devices: 4 planned pass, 3 fail */
+	r = eval_mig(&rows, "nvidia-smi-qx-a100-sxm4-80gb-mig.xml", four, 4);
+	ck_assert_int_eq(r->verdict, ROW_OK);
+	ck_assert_str_eq(r->limit, "MIG on, 4 instances a GPU (1g.10gb "
+	    "1g.10gb 2g.20gb 3g.40gb)");
+	rows_release(&rows);
+	r = eval_mig(&rows, "nvidia-smi-qx-a100-sxm4-80gb-mig.xml", four, 3);
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "MIG on 1 of 1 GPU, 1 with another "
+	    "instance count");
+	ck_assert_ptr_nonnull(strstr(r->hint, "0000:01:00.0"));
+	rows_release(&rows);
+	/* RTX A5000: MIG N/A */
+	r = eval_mig(&rows, "nvidia-smi-qx-2x-rtx-a5000.xml", four, 2);
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->hint, "does not support MIG"));
+	rows_release(&rows);
+	/* no layout planned and no MIG on: no row */
+	ck_assert_ptr_null(eval_mig(&rows, "nvidia-smi-qx-2x-rtx-a5000.xml",
+	    NULL, 0));
+	rows_release(&rows);
+}
+END_TEST
+
+/* -q text reads as the XML does: the same health fields. */
+START_TEST(test_nvsmi_q_text)
+{
+	struct verify_nvsmi	 nv;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*t = fixture("nvidia-smi-q-gh200.txt");
+	const struct verify_gpu	*g;
+
+	memset(&nv, 0, sizeof nv);
+	ck_assert_ok(verify_parse_nvsmi_q(&nv, t, &err), &err);
+	ck_assert_str_eq(nv.driver_version, "550.127.05");
+	ck_assert_int_eq(nv.attached, 1);
+	ck_assert_uint_eq(nv.n, 1);
+	g = &nv.gpus[0];
+	ck_assert_str_eq(g->bus_id, "0000:dd:00.0");
+	ck_assert_str_eq(g->name, "NVIDIA GH200 480GB");
+	ck_assert_str_eq(g->persistence, "Enabled");
+	ck_assert_str_eq(g->ecc_mode, "Enabled");
+	ck_assert_str_eq(g->mig_mode, "Disabled");
+	/* one aggregate DRAM uncorrectable error, none volatile */
+	ck_assert_int_eq(g->ecc_vol_unc, 0);
+	ck_assert_int_eq(g->ecc_agg_unc, 1);
+	ck_assert_int_eq(g->ecc_agg_cor, 0);
+	/* retired pages N/A; one uncorrectable remapped row, no failure */
+	ck_assert_int_eq(g->retired_sbe, -1);
+	ck_assert_int_eq(g->remap_unc, 1);
+	ck_assert_int_eq(g->remap_pending, 0);
+	ck_assert_int_eq(g->remap_failure, 0);
+	verify_nvsmi_release(&nv);
+	free(t);
 }
 END_TEST
 
@@ -821,6 +923,7 @@ verify_suite(void)
 	TCase	*tc = tcase_create("parsers");
 
 	tcase_add_test(tc, test_nvsmi_a100_mig);
+	tcase_add_test(tc, test_nvsmi_q_text);
 	tcase_add_test(tc, test_nvsmi_a5000_no_ecc);
 	tcase_add_test(tc, test_nvsmi_p100_old_layout);
 	tcase_add_test(tc, test_nvsmi_not_xml);
@@ -838,6 +941,7 @@ verify_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("eval");
 	tcase_add_test(tc, test_eval_gpu_node);
+	tcase_add_test(tc, test_eval_mig);
 	tcase_add_test(tc, test_eval_unreachable);
 	tcase_add_test(tc, test_script_runs_here);
 	tcase_add_test(tc, test_script_syntax_examples);
