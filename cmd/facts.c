@@ -92,20 +92,39 @@ cmd_facts_s(const char *s)
 	return s != NULL ? s : "-";
 }
 
+/* The NUMA node of the device in `slot`: "-" when unknown or none. */
+static const char *
+cmd_facts_numa(char *num, size_t numsz, const struct facts *f,
+    const char *slot)
+{
+	const struct facts_pci	*d;
+
+	if (slot == NULL || (d = facts_pci_find(f, slot)) == NULL ||
+	    d->numa_node < 0)
+		return "-";
+	snprintf(num, numsz, "%ld", d->numa_node);
+	return num;
+}
+
 static void
 cmd_facts_print(FILE *fp, const struct facts *f)
 {
 	size_t	i;
-	char	link[64], id[16];
+	char	link[64], id[24];
 
 	fprintf(fp, "node     %s\n", cmd_facts_s(f->node));
 	fprintf(fp, "os       %s (%s %s)\n", cmd_facts_s(f->os_pretty),
 	    cmd_facts_s(f->os_id), cmd_facts_s(f->os_version_id));
 	fprintf(fp, "kernel   %s\n", cmd_facts_s(f->kernel));
-	fprintf(fp, "cpu      %s: %ld socket%s, %ld cores, %ld threads\n",
-	    cmd_facts_s(f->cpu_model), f->cpu_sockets,
-	    f->cpu_sockets == 1 ? "" : "s", f->cpu_cores, f->cpu_threads);
-	if (f->mem_kb >= 0)
+	fprintf(fp, "cpu      %s (%s): %ld socket%s, %ld cores, %ld "
+	    "threads\n", cmd_facts_s(f->cpu_model), cmd_facts_s(f->arch),
+	    f->cpu_sockets, f->cpu_sockets == 1 ? "" : "s", f->cpu_cores,
+	    f->cpu_threads);
+	if (f->mem_kb >= 0 && f->hugepages_kb > 0)
+		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB), %.1f GiB of "
+		    "it in huge pages\n", (double)f->mem_kb / (1024.0 * 1024.0),
+		    f->mem_kb, (double)f->hugepages_kb / (1024.0 * 1024.0));
+	else if (f->mem_kb >= 0)
 		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB)\n",
 		    (double)f->mem_kb / (1024.0 * 1024.0), f->mem_kb);
 	else
@@ -130,8 +149,9 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 	}
 	if (f->ngpus > 0) {
 		fprintf(fp, "\nGPUs (%zu)\n", f->ngpus);
-		fprintf(fp, "  %-3s %-13s %-30s %-10s %-10s %-8s %s\n", "IDX",
-		    "BUS", "NAME", "MEMORY", "DRIVER", "PERSIST", "PCIE");
+		fprintf(fp, "  %-3s %-13s %-30s %-10s %-10s %-8s %-4s %-8s "
+		    "%s\n", "IDX", "BUS", "NAME", "MEMORY", "DRIVER", "PERSIST",
+		    "NUMA", "MIG", "PCIE");
 		for (i = 0; i < f->ngpus; i++) {
 			const struct facts_gpu	*g = &f->gpus[i];
 			char			 mem[32];
@@ -148,16 +168,18 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 			else
 				snprintf(link, sizeof link, "-");
 			fprintf(fp, "  %-3ld %-13s %-30.30s %-10s %-10s %-8s "
-			    "%s\n", g->index, cmd_facts_s(g->bus_id),
+			    "%-4s %-8s %s\n", g->index, cmd_facts_s(g->bus_id),
 			    cmd_facts_s(g->name), mem,
 			    cmd_facts_s(g->driver_version),
-			    cmd_facts_s(g->persistence), link);
+			    cmd_facts_s(g->persistence),
+			    cmd_facts_numa(id, sizeof id, f, g->bus_id),
+			    cmd_facts_s(g->mig_mode), link);
 		}
 	}
 	if (f->nnics > 0) {
 		fprintf(fp, "\nNICs (%zu)\n", f->nnics);
-		fprintf(fp, "  %-16s %-12s %-6s %-8s %-18s %s\n", "NAME",
-		    "SPEED", "MTU", "STATE", "MAC", "PCI");
+		fprintf(fp, "  %-16s %-12s %-6s %-8s %-18s %-13s %s\n", "NAME",
+		    "SPEED", "MTU", "STATE", "MAC", "PCI", "NUMA");
 		for (i = 0; i < f->nnics; i++) {
 			const struct facts_nic	*n = &f->nics[i];
 			char			 sp[32];
@@ -167,9 +189,10 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 				    n->speed_mbps);
 			else
 				snprintf(sp, sizeof sp, "-");
-			fprintf(fp, "  %-16s %-12s %-6ld %-8s %-18s %s\n",
+			fprintf(fp, "  %-16s %-12s %-6ld %-8s %-18s %-13s %s\n",
 			    n->name, sp, n->mtu, cmd_facts_s(n->state),
-			    cmd_facts_s(n->mac), cmd_facts_s(n->pci_slot));
+			    cmd_facts_s(n->mac), cmd_facts_s(n->pci_slot),
+			    cmd_facts_numa(id, sizeof id, f, n->pci_slot));
 		}
 	}
 	if (f->nib > 0) {

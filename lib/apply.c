@@ -982,7 +982,9 @@ apply_facts_done(struct apply_ctx *c, struct apply_node *an,
 	an->have_facts = 1;
 	hi->have = 1;
 	hi->cpus = f->cpu_threads > 0 ? f->cpu_threads : 1;
-	hi->mem_mb = (long)(f->mem_kb / 1024);
+	/* huge pages are pinned: Slurm's RealMemory leaves them out */
+	hi->mem_mb = (long)((f->mem_kb - (f->hugepages_kb > 0 ?
+	    f->hugepages_kb : 0)) / 1024);
 	hi->gpus = (long)f->ngpus;
 	if (c->o->run_dir != NULL) {
 		struct buf	 j = BUF_INIT;

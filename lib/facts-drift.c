@@ -216,6 +216,41 @@ facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
 	buf_release(&got);
 }
 
+/*
+ * Huge pages are pinned: a job cannot allocate them, so what is left for
+ * jobs is MemTotal less them, held to check's rule of at least the GPU
+ * memory (staging buffers, checkpoints).  No row without huge pages.
+ */
+static void
+facts_cmp_hugepages(struct rows *out, const struct plan_hw *hw,
+    const char *node, const struct facts *f)
+{
+	double	left_gib, gpu_gib = 0;
+	char	exp[64], got[96];
+
+	if (f->hugepages_kb <= 0 || f->mem_kb < 0)
+		return;
+	left_gib = (double)(f->mem_kb - f->hugepages_kb) / (1024.0 * 1024.0);
+	snprintf(got, sizeof got, "%.1f GiB (%.1f GiB in huge pages)",
+	    left_gib, (double)f->hugepages_kb / (1024.0 * 1024.0));
+	if (hw->gpu_cat != NULL && hw->ngpus > 0 &&
+	    !isnan(hw->gpu_cat->memory_gb))
+		gpu_gib = (double)hw->ngpus * hw->gpu_cat->memory_gb;
+	if (gpu_gib <= 0) {
+		rows_addf(out, ROW_OK, node, "memory for jobs", NULL, got,
+		    "huge pages are not available to jobs");
+		return;
+	}
+	snprintf(exp, sizeof exp, ">= %g GiB (GPU memory)", gpu_gib);
+	if (left_gib >= gpu_gib)
+		rows_addf(out, ROW_OK, node, "memory for jobs", exp, got,
+		    NULL);
+	else
+		rows_addf(out, ROW_WARN, node, "memory for jobs", exp, got,
+		    "huge pages leave jobs less memory than the GPUs hold: "
+		    "lower vm.nr_hugepages or plan more RAM");
+}
+
 static void
 facts_cmp_memory(struct rows *out, const struct plan_hw *hw,
     const char *node, const struct facts *f)
@@ -252,6 +287,7 @@ facts_cmp_memory(struct rows *out, const struct plan_hw *hw,
 		    ratio < 1.0 ? "MemTotal leaves out firmware and kernel "
 		    "reservations: up to %.0f%% below is normal" : NULL,
 		    FACTS_MEM_SLACK * 100);
+	facts_cmp_hugepages(out, hw, node, f);
 }
 
 struct facts_nicwant {

@@ -61,6 +61,7 @@ facts_json_pci(struct json_writer *jw, const struct facts *f)
 		json_str(jw, "device_name", d->device_name);
 		json_str(jw, "name_source", d->name_source);
 		json_str(jw, "driver", d->driver);
+		facts_jlong(jw, "numa_node", d->numa_node);
 		json_object_begin(jw, "link", 0);
 		facts_jdbl(jw, "speed", d->link.speed);
 		facts_jlong(jw, "width", d->link.width);
@@ -157,11 +158,13 @@ facts_to_json(struct buf *b, const struct facts *f)
 	json_str(&jw, "kernel", f->kernel);
 	json_object_begin(&jw, "cpu", 0);
 	json_str(&jw, "model", f->cpu_model);
+	json_str(&jw, "arch", f->arch);
 	facts_jlong(&jw, "sockets", f->cpu_sockets);
 	facts_jlong(&jw, "cores", f->cpu_cores);
 	facts_jlong(&jw, "threads", f->cpu_threads);
 	json_end(&jw);
 	facts_jlong(&jw, "memory_kb", f->mem_kb);
+	facts_jlong(&jw, "hugepages_kb", f->hugepages_kb);
 	facts_json_pci(&jw, f);
 	facts_json_gpus(&jw, f);
 	facts_json_nets(&jw, f);
@@ -330,6 +333,7 @@ facts_jr_pci(struct facts_jr *jr, struct facts *f, const struct yml_node *root,
 		d->device_name = facts_jr_str(jr, o, "device_name");
 		d->name_source = facts_jr_str(jr, o, "name_source");
 		d->driver = facts_jr_str(jr, o, "driver");
+		d->numa_node = (long)facts_jr_num(jr, o, "numa_node");
 		c = facts_jr_get(jr, o, "link", YML_MAP);
 		d->link.speed = facts_jr_dbl(jr, c, "speed");
 		d->link.width = (long)facts_jr_num(jr, c, "width");
@@ -488,12 +492,14 @@ facts_from_json(struct facts **out, const char *label, const char *text,
 	f->node = facts_jr_str(&jr, root, "node");
 	f->kernel = facts_jr_str(&jr, root, "kernel");
 	f->mem_kb = facts_jr_num(&jr, root, "memory_kb");
+	f->hugepages_kb = facts_jr_num(&jr, root, "hugepages_kb");
 	o = facts_jr_get(&jr, root, "os", YML_MAP);
 	f->os_id = facts_jr_str(&jr, o, "id");
 	f->os_version_id = facts_jr_str(&jr, o, "version_id");
 	f->os_pretty = facts_jr_str(&jr, o, "pretty_name");
 	o = facts_jr_get(&jr, root, "cpu", YML_MAP);
 	f->cpu_model = facts_jr_str(&jr, o, "model");
+	f->arch = facts_jr_str(&jr, o, "arch");
 	f->cpu_sockets = (long)facts_jr_num(&jr, o, "sockets");
 	f->cpu_cores = (long)facts_jr_num(&jr, o, "cores");
 	f->cpu_threads = (long)facts_jr_num(&jr, o, "threads");

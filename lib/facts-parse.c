@@ -104,27 +104,41 @@ int
 facts_parse_meminfo(struct facts *f, const char *text, struct prov_err *err)
 {
 	struct strvec	lines = STRVEC_INIT;
+	long		total = -1, hpages = -1, hpsize = -1, hugetlb = -1;
 	size_t		i;
 	int		r = -1;
 
 	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*k, *v;
-		long	 kb;
 
-		if (facts_kv(lines.v[i], ':', &k, &v) != 0 ||
-		    strcmp(k, "MemTotal") != 0)
+		if (facts_kv(lines.v[i], ':', &k, &v) != 0)
 			continue;
-		if ((kb = facts_num(v)) < 0 || strstr(v, "kB") == NULL) {
-			prov_err_parse(err, "meminfo", "MemTotal is not a "
-			    "size in kB: '%s'", v);
-			goto out;
-		}
-		f->mem_kb = kb;
-		r = 0;
+		if (strcmp(k, "MemTotal") == 0 && total < 0) {
+			if ((total = facts_num(v)) < 0 ||
+			    strstr(v, "kB") == NULL) {
+				prov_err_parse(err, "meminfo", "MemTotal is not "
+				    "a size in kB: '%s'", v);
+				goto out;
+			}
+		} else if (strcmp(k, "HugePages_Total") == 0)
+			hpages = facts_num(v);
+		else if (strcmp(k, "Hugepagesize") == 0)
+			hpsize = facts_num(v);
+		else if (strcmp(k, "Hugetlb") == 0)
+			hugetlb = facts_num(v);
+	}
+	if (total < 0) {
+		prov_err_parse(err, "meminfo", "no MemTotal line");
 		goto out;
 	}
-	prov_err_parse(err, "meminfo", "no MemTotal line");
+	f->mem_kb = total;
+	/* Hugetlb counts every page size; the pair only the default one */
+	if (hugetlb >= 0)
+		f->hugepages_kb = hugetlb;
+	else if (hpages >= 0 && hpsize > 0 && hpages <= LLONG_MAX / hpsize)
+		f->hugepages_kb = (long long)hpages * hpsize;
+	r = 0;
 out:
 	strvec_clear(&lines);
 	return r;
@@ -223,6 +237,8 @@ facts_parse_lscpu(struct facts *f, const char *text, struct prov_err *err)
 		else if (strcmp(k, "Core(s) per socket") == 0 &&
 		    per_socket < 0)
 			per_socket = facts_num(v);
+		else if (strcmp(k, "Architecture") == 0 && *v != '\0')
+			str_set(&f->arch, v);
 	}
 	if (cpus < 0) {
 		prov_err_parse(err, "lscpu", "no 'CPU(s):' line");
@@ -526,11 +542,11 @@ facts_parse_pci_sysfs(struct facts *f, const char *text,
 			continue;
 		strvec_clear(&fl);
 		strvec_split(&fl, lines.v[i], '\t', 0);
-		if ((fl.n != 8 && fl.n != 9) ||
+		if (fl.n < 8 || fl.n > 10 ||
 		    (d = facts_pci_get(f, fl.v[0])) == NULL) {
 			prov_err_parse(err, "pci sysfs", "line %zu is not "
 			    "SLOT CLASS VENDOR DEVICE SPEED MAXSPEED WIDTH "
-			    "MAXWIDTH [DRIVER]", i + 1);
+			    "MAXWIDTH [DRIVER [NUMA]]", i + 1);
 			goto out;
 		}
 		if ((v = str_hex(fl.v[1])) >= 0)
@@ -547,8 +563,10 @@ facts_parse_pci_sysfs(struct facts *f, const char *text,
 			d->link.width = facts_num(fl.v[6]);
 		if (*fl.v[7] != '\0')
 			d->link.max_width = facts_num(fl.v[7]);
-		if (fl.n == 9 && *fl.v[8] != '\0')
+		if (fl.n >= 9 && *fl.v[8] != '\0')
 			str_set(&d->driver, fl.v[8]);
+		if (fl.n == 10)
+			d->numa_node = facts_num(fl.v[9]);	/* "-1": -1 */
 	}
 	r = 0;
 out:
@@ -1080,6 +1098,7 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 
 	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
+		int	 margin = !isspace((unsigned char)lines.v[i][0]);
 		char	*l = str_trim(lines.v[i]), *k, *v, *q, *e;
 
 		if (*l == '\0')
@@ -1112,6 +1131,15 @@ facts_parse_ibstat(struct facts *f, const char *text, struct prov_err *err)
 				goto out;
 			}
 			p = facts_ib_add(f, ca, facts_num(l + 5));
+			continue;
+		}
+		/*
+		 * At the left margin only CA and device headers: anything
+		 * else is what ibstat says after its ports when a CA could
+		 * not be read ("ibwarn: ... umad_get_ca"), kept as a note.
+		 */
+		if (margin && heads > 0) {
+			facts_note(f, "ibstat: %.160s", l);
 			continue;
 		}
 		if (facts_kv(l, ':', &k, &v) != 0 || p == NULL)

@@ -28,6 +28,21 @@ facts_first_line(const char *s)
 	return xstrndup(s, (size_t)(e - s));
 }
 
+/* What a tool wrote to stderr: each line a note ("nvidia-smi: ..."). */
+static void
+facts_script_stderr(struct facts *f, const char *name, const char *body)
+{
+	struct strvec	lines = STRVEC_INIT;
+	size_t		i, len = strlen(name) - strlen("-stderr");
+
+	strvec_split_lines(&lines, body);
+	for (i = 0; i < lines.n && i < 8; i++)
+		if (!facts_blank(lines.v[i]))
+			facts_note(f, "%.*s: %.160s", (int)len, name,
+			    str_trim(lines.v[i]));
+	strvec_clear(&lines);
+}
+
 static void
 facts_script_section(struct facts *f, const char *name, const char *body,
     long rc)
@@ -40,6 +55,12 @@ facts_script_section(struct facts *f, const char *name, const char *body,
 
 		facts_note(f, "'%s' not found", t);
 		free(t);
+		return;
+	}
+	/* verify's own sections (v-) are verify's to judge */
+	if (!str_starts(name, "v-") && strlen(name) > 7 &&
+	    strcmp(name + strlen(name) - 7, "-stderr") == 0) {
+		facts_script_stderr(f, name, body);
 		return;
 	}
 	if (rc > 0) {
@@ -55,17 +76,19 @@ facts_script_section(struct facts *f, const char *name, const char *body,
 	}
 	if (strcmp(name, "os-release") == 0)
 		r = facts_parse_os_release(f, body, &err);
-	else if (strcmp(name, "kernel") == 0 || strcmp(name, "hostname") == 0) {
-		char	*t = facts_first_line(body);
+	else if (strcmp(name, "kernel") == 0 || strcmp(name, "hostname") == 0 ||
+	    strcmp(name, "arch") == 0) {
+		char	*t = facts_first_line(body), **dst = &f->node;
 
+		if (strcmp(name, "kernel") == 0)
+			dst = &f->kernel;
+		else if (strcmp(name, "arch") == 0)
+			dst = &f->arch;
 		if (*t == '\0')
 			free(t);
-		else if (strcmp(name, "kernel") == 0) {
-			free(f->kernel);
-			f->kernel = t;
-		} else {
-			free(f->node);
-			f->node = t;
+		else {
+			free(*dst);
+			*dst = t;
 		}
 	} else if (strcmp(name, "meminfo") == 0)
 		r = facts_parse_meminfo(f, body, &err);
@@ -79,7 +102,8 @@ facts_script_section(struct facts *f, const char *name, const char *body,
 		r = facts_parse_pci_sysfs(f, body, &err);
 	else if (strcmp(name, "pci-drivers") == 0)
 		r = facts_parse_pci_drivers(f, body, &err);
-	else if (strcmp(name, "nvidia-smi") == 0)
+	else if (strcmp(name, "nvidia-smi") == 0 ||
+	    strcmp(name, "nvidia-smi-modes") == 0)
 		r = facts_parse_nvsmi_csv(f, body, NULL, &err);
 	else if (strcmp(name, "ib") == 0)
 		r = facts_parse_ibstat(f, body, &err);

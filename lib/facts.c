@@ -24,7 +24,7 @@ facts_new(void)
 	struct facts	*f = xcalloc(1, sizeof *f);
 
 	f->cpu_sockets = f->cpu_cores = f->cpu_threads = -1;
-	f->mem_kb = -1;
+	f->mem_kb = f->hugepages_kb = -1;
 	f->notes = (struct strvec)STRVEC_INIT;
 	return f;
 }
@@ -68,6 +68,7 @@ facts_free(struct facts *f)
 	free(f->os_pretty);
 	free(f->kernel);
 	free(f->cpu_model);
+	free(f->arch);
 	for (i = 0; i < f->npci; i++)
 		facts_pci_release(&f->pci[i]);
 	free(f->pci);
@@ -272,6 +273,7 @@ facts_pci_get(struct facts *f, const char *slot)
 	d->slot = xstrdup(norm);
 	d->class_id = d->vendor_id = d->device_id = -1;
 	d->svendor_id = d->sdevice_id = -1;
+	d->numa_node = -1;
 	d->link.speed = d->link.max_speed = -1;
 	d->link.width = d->link.max_width = -1;
 	return d;

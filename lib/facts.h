@@ -50,6 +50,7 @@ struct facts_pci {
 	char		*device_name;	/* "GH100 [H100 SXM5 80GB]" */
 	char		*name_source;	/* "pci.ids" (lspci's too), "catalog" */
 	char		*driver;	/* "nvidia" */
+	long		 numa_node;	/* -1: unknown or none */
 	struct facts_link link;
 };
 
@@ -103,8 +104,10 @@ struct facts {
 	char		*os_pretty;
 	char		*kernel;
 	char		*cpu_model;
+	char		*arch;		/* "x86_64" "aarch64" (uname -m) */
 	long		 cpu_sockets, cpu_cores, cpu_threads;
 	long long	 mem_kb;	/* MemTotal */
+	long long	 hugepages_kb;	/* pinned in huge pages, all sizes */
 	struct facts_pci  *pci;
 	size_t		   npci, pci_alloc;
 	struct facts_gpu  *gpus;
@@ -141,13 +144,19 @@ double		 facts_speed_of_gen(long gen);
 /* /etc/os-release: ID, VERSION_ID, PRETTY_NAME (shell quoting undone). */
 int	facts_parse_os_release(struct facts *, const char *text,
 	    struct prov_err *err);
-/* /proc/meminfo: MemTotal. */
+/*
+ * /proc/meminfo: MemTotal, and what huge pages pin (Hugetlb:, or
+ * HugePages_Total x Hugepagesize before Linux 4.16).
+ */
 int	facts_parse_meminfo(struct facts *, const char *text,
 	    struct prov_err *err);
 /* /proc/cpuinfo (x86 and others): model, sockets, cores, threads. */
 int	facts_parse_cpuinfo(struct facts *, const char *text,
 	    struct prov_err *err);
-/* `lscpu` (LC_ALL=C): fills what cpuinfo left unknown, or overrides. */
+/*
+ * `lscpu` (LC_ALL=C): fills what cpuinfo left unknown, or overrides;
+ * Architecture too.
+ */
 int	facts_parse_lscpu(struct facts *, const char *text,
 	    struct prov_err *err);
 /* `lspci -vmm -nn [-D] [-k]`: one device per blank-line separated record. */
@@ -162,7 +171,8 @@ int	facts_parse_lspci(struct facts *, const char *text,
 /*
  * facts_script()'s PCI section: per device, tab-separated, from sysfs:
  * slot class vendor device current_link_speed max_link_speed
- * current_link_width max_link_width driver (empty fields: unknown).
+ * current_link_width max_link_width [driver [numa_node]] (empty fields:
+ * unknown; numa_node -1: the platform has no NUMA).
  */
 int	facts_parse_pci_sysfs(struct facts *, const char *text,
 	    struct prov_err *err);

@@ -30,6 +30,7 @@
 #include "facts.h"
 #include "hw.h"
 #include "proc.h"
+#include "str.h"
 #include "strvec.h"
 
 /* Where hw_pci_error jumps to, and its message: see the top comment. */
@@ -258,6 +259,9 @@ hw_pci_dev(struct facts *f, struct pci_access *a, struct pci_dev *d,
 #ifdef PCI_FILL_DRIVER
 	want |= PCI_FILL_DRIVER;
 #endif
+#ifdef PCI_FILL_NUMA_NODE
+	want |= PCI_FILL_NUMA_NODE;
+#endif
 	pci_fill_info(d, want);
 	snprintf(slot, sizeof slot, "%04x:%02x:%02x.%x", (unsigned)d->domain,
 	    d->bus, d->dev, d->func);
@@ -283,6 +287,10 @@ hw_pci_dev(struct facts *f, struct pci_access *a, struct pci_dev *d,
 			p->driver = xstrdup(drv);
 		}
 	}
+#endif
+#ifdef PCI_FILL_NUMA_NODE
+	if (d->known_fields & PCI_FILL_NUMA_NODE)
+		p->numa_node = d->numa_node;	/* -1 without NUMA */
 #endif
 	if (!hw_pci_link(d, &p->link))
 		hw_sysfs_link(sysfs, slot, &p->link);
@@ -389,25 +397,27 @@ hw_pci_names(struct facts *const *fs, size_t n, const struct hw_opts *o,
 /* ------------------------------------------------------------------ */
 /* Running nvidia-smi */
 
-static void
-hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
+/*
+ * One nvidia-smi --query-gpu into f; what it writes to stderr (a warning
+ * such as "infoROM is corrupted") is kept apart from the CSV, as notes.
+ * -1 when it could not run at all (not installed: nothing more to ask).
+ */
+static int
+hw_nvidia_query(struct facts *f, const struct hw_opts *o, const char *prog,
+    const char *fields)
 {
-	const char	*prog = o->nvidia_smi != NULL ? o->nvidia_smi :
-			    "nvidia-smi";
 	struct proc	 pr = PROC_INIT;
-	struct buf	 out = BUF_INIT;
+	struct buf	 out = BUF_INIT, eb = BUF_INIT;
+	struct strvec	 lines = STRVEC_INIT;
 	struct prov_err	 err = PROV_ERR_INIT;
-	int		 st;
+	size_t		 i;
+	int		 st, r = 0;
 
-	if (*prog == '\0')
-		return;
 	strvec_push(&pr.args, prog);
-	strvec_push(&pr.args, "--query-gpu=index,name,pci.bus_id,"
-	    "pci.device_id,uuid,memory.total,driver_version,persistence_mode,"
-	    "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
-	    "pcie.link.width.max");
+	strvec_pushf(&pr.args, "--query-gpu=%s", fields);
 	strvec_push(&pr.args, "--format=csv,nounits");
 	pr.out = &out;
+	pr.err = &eb;
 	pr.timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
 	if (proc_run(&pr) != 0) {
 		if (errno == ENOENT)
@@ -416,22 +426,48 @@ hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
 			facts_note(f, "%s: timed out", prog);
 		else
 			facts_note(f, "%s: %s", prog, strerror(errno));
+		r = -1;
 		goto out;
 	}
+	strvec_split_lines(&lines, eb.buf != NULL ? eb.buf : "");
+	for (i = 0; i < lines.n && i < 8; i++)
+		if (*str_trim(lines.v[i]) != '\0')
+			facts_note(f, "%s: %.160s", prog, str_trim(lines.v[i]));
 	st = pr.status;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		buf_rtrim(&out);
 		facts_note(f, "%s: exit status %d%s%.160s", prog,
 		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-		    out.len ? ": " : "", out.buf);
+		    out.len ? ": " : "", out.len ? out.buf : "");
 		goto out;
 	}
-	if (facts_parse_nvsmi_csv(f, out.buf, NULL, &err) != 0)
+	if (facts_parse_nvsmi_csv(f, out.buf != NULL ? out.buf : "", NULL,
+	    &err) != 0)
 		facts_note(f, "%s", err.msg);
 out:
 	proc_release(&pr);
 	prov_err_release(&err);
+	strvec_clear(&lines);
 	buf_release(&out);
+	buf_release(&eb);
+	return r;
+}
+
+/* The same queries as facts_script(): the GPUs, then their modes apart. */
+static void
+hw_nvidia_smi(struct facts *f, const struct hw_opts *o)
+{
+	const char	*prog = o->nvidia_smi != NULL ? o->nvidia_smi :
+			    "nvidia-smi";
+
+	if (*prog == '\0')
+		return;
+	if (hw_nvidia_query(f, o, prog, "index,name,pci.bus_id,"
+	    "pci.device_id,uuid,memory.total,driver_version,persistence_mode,"
+	    "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
+	    "pcie.link.width.max") == 0 && f->ngpus > 0)
+		hw_nvidia_query(f, o, prog, "index,pci.bus_id,"
+		    "mig.mode.current,ecc.mode.current");
 }
 
 /* ------------------------------------------------------------------ */
@@ -628,6 +664,7 @@ hw_gather(struct facts **out, const struct catalog *cat,
 	if (uname(&u) == 0) {
 		f->kernel = xstrdup(u.release);
 		f->node = xstrdup(u.nodename);
+		f->arch = xstrdup(u.machine);
 	}
 	hw_file(f, "/proc/meminfo", facts_parse_meminfo);
 	hw_file(f, "/proc/cpuinfo", facts_parse_cpuinfo);

@@ -733,6 +733,27 @@ verify_eval_xid(struct verify_ctx *c, const struct plan_node *pn,
 	buf_release(&b);
 }
 
+/*
+ * What nvidia-smi wrote to stderr while it answered: "WARNING: infoROM is
+ * corrupted at gpu ..." and the like are the driver's own health
+ * warnings, shown rather than lost (and kept out of the XML).
+ */
+static void
+verify_eval_nvsmi_stderr(struct verify_ctx *c, const struct plan_node *pn,
+    const struct verify_sec *s)
+{
+	char	*first;
+
+	if (s == NULL || s->body[strspn(s->body, " \t\r\n")] == '\0')
+		return;
+	first = verify_first_line(s->body);
+	verify_row(c, ROW_WARN, pn->name, "gpu warnings", "none", first,
+	    "nvidia-smi warns on stderr; an infoROM warning means the "
+	    "board's firmware store is damaged (NVIDIA support: reflash or "
+	    "RMA)");
+	free(first);
+}
+
 /* ECC, retired pages, persistence, XID, driver */
 static void
 verify_eval_gpus(struct verify_ctx *c, size_t k)
@@ -779,6 +800,8 @@ verify_eval_gpus(struct verify_ctx *c, size_t k)
 		free(why);
 	} else {
 		verify_eval_driver(c, pn, &exp, &nv);
+		verify_eval_nvsmi_stderr(c, pn,
+		    verify_node_sec(vn, "nvsmi-xml-stderr"));
 		verify_gpu_tally(&t, &nv);
 		verify_eval_persistence(c, pn, &t);
 		if (t.n > 0) {

@@ -14,9 +14,24 @@ T=
 command -v timeout >/dev/null 2>&1 && T='timeout 60'
 s() { echo "@@facts $1"; }
 r() { echo "@@rc $?"; }
+# nv NAME ARGS...: nvidia-smi ARGS, its stdout in section NAME and what it
+# writes to stderr ("WARNING: infoROM is corrupted at gpu ...") in
+# NAME-stderr, so a warning never lands inside the CSV.
+nv() {
+	nv_n=$1
+	shift
+	s "$nv_n"
+	exec 3>&1
+	nv_e=$($T nvidia-smi "$@" </dev/null 2>&1 >&3 3>&-)
+	nv_c=$?
+	exec 3>&-
+	echo "@@rc $nv_c"
+	if [ -n "$nv_e" ]; then s "$nv_n-stderr"; printf '%s\n' "$nv_e"; fi
+}
 s os-release; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release; r
 s kernel; uname -r; r
 s hostname; uname -n; r
+s arch; uname -m; r
 s meminfo; cat /proc/meminfo; r
 s cpuinfo; cat /proc/cpuinfo; r
 if command -v lscpu >/dev/null 2>&1; then s lscpu; lscpu; r; fi
@@ -26,16 +41,17 @@ else s missing; echo lspci; fi
 s pci-sysfs
 for d in /sys/bus/pci/devices/*; do
 	[ -e "$d/class" ] || continue
-	c='' v='' i='' cs='' ms='' cw='' mw=''
+	c='' v='' i='' cs='' ms='' cw='' mw='' nn=''
 	read -r c < "$d/class"; read -r v < "$d/vendor"
 	read -r i < "$d/device"
+	[ -e "$d/numa_node" ] && read -r nn < "$d/numa_node"
 	if [ -e "$d/current_link_speed" ]; then
 		read -r cs 2>/dev/null < "$d/current_link_speed"
 		read -r ms 2>/dev/null < "$d/max_link_speed"
 		read -r cw 2>/dev/null < "$d/current_link_width"
 		read -r mw 2>/dev/null < "$d/max_link_width"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${d##*/}" "$c" "$v" "$i" "$cs" "$ms" "$cw" "$mw"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t%s\n' "${d##*/}" "$c" "$v" "$i" "$cs" "$ms" "$cw" "$mw" "$nn"
 done
 s pci-drivers
 for l in /sys/bus/pci/drivers/*/*:*.*; do
@@ -44,9 +60,9 @@ for l in /sys/bus/pci/drivers/*/*:*.*; do
 	printf '%s\t%s\n' "${l##*/}" "${x##*/}"
 done
 if command -v nvidia-smi >/dev/null 2>&1; then
-	s nvidia-smi
-	$T nvidia-smi --query-gpu=index,name,pci.bus_id,pci.device_id,uuid,memory.total,driver_version,persistence_mode,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv,nounits 2>&1
-	r
+	nv nvidia-smi --query-gpu=index,name,pci.bus_id,pci.device_id,uuid,memory.total,driver_version,persistence_mode,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv,nounits
+	# apart: drivers before R450 know no MIG field and refuse the query
+	nv nvidia-smi-modes --query-gpu=index,pci.bus_id,mig.mode.current,ecc.mode.current --format=csv,nounits
 else s missing; echo nvidia-smi; fi
 s ib
 for p in /sys/class/infiniband/*/ports/*; do

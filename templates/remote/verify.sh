@@ -166,7 +166,8 @@ v_daemons
 # GPUs: health from nvidia-smi, the driver module, XIDs in the kernel log
 if [ "$V_GPUS" = 1 ] || command -v nvidia-smi >/dev/null 2>&1; then
 	if command -v nvidia-smi >/dev/null 2>&1; then
-		vs nvsmi-xml; $T nvidia-smi -q -x </dev/null 2>&1; vr
+		# nv (facts.sh): a warning on stderr would break the XML
+		nv v-nvsmi-xml -q -x
 	fi
 	vs nvidia-module; cat /proc/driver/nvidia/version 2>&1; vr
 	vs xid

@@ -8,6 +8,7 @@
 #include "compat.h"
 
 #include <math.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "catalog.h"
@@ -724,6 +725,37 @@ START_TEST(test_ibstat_down)
 }
 END_TEST
 
+/*
+ * What ibstat prints after its ports when one CA cannot be read (infiniband-
+ * diags' IBPANIC format, written here: no recorded output had one) is a
+ * note, not a lost line.
+ */
+START_TEST(test_ibstat_trailing_error)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = facts_new();
+	struct buf	 b = BUF_INIT;
+	char		*t = fixture("ibstat-h100-roce-some-down.txt");
+	size_t		 nib;
+
+	buf_addf(&b, "%s\nibpanic: [3907] main: stat of IB device 'mlx5_4' "
+	    "failed: No such file or directory\n", t);
+	ck_assert_ok(facts_parse_ibstat(f, t, &err), &err);
+	nib = f->nib;
+	ck_assert_uint_eq(f->notes.n, 0);
+	facts_free(f);
+	f = facts_new();
+	ck_assert_ok(facts_parse_ibstat(f, b.buf, &err), &err);
+	ck_assert_uint_eq(f->nib, nib);
+	ck_assert_int_ge(strvec_find(&f->notes, "ibstat: ibpanic: [3907] "
+	    "main: stat of IB device 'mlx5_4' failed: No such file or "
+	    "directory"), 0);
+	buf_release(&b);
+	free(t);
+	facts_free(f);
+}
+END_TEST
+
 START_TEST(test_ibstatus)
 {
 	struct facts	*f = parse_fixture(facts_parse_ibstat,
@@ -781,6 +813,116 @@ START_TEST(test_slot_norm)
 }
 END_TEST
 
+/*
+ * nvidia-smi's stderr apart from its CSV.  No GPU here, so the script
+ * and hw_gather() run a stand-in nvidia-smi that prints what a node with
+ * a damaged infoROM prints: the warning on stderr (its text as nvidia-smi
+ * writes it), the CSV on stdout (values from the H100 fixture).  Merged
+ * (2>&1), the warning became the CSV header and the node had no GPU.
+ */
+static char *
+fake_nvidia_smi(void)
+{
+	char	tmpl[] = "/tmp/prov-nvsmi-XXXXXX", *dir, *path;
+	FILE	*fp;
+
+	dir = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(dir);
+	path = xasprintf("%s/nvidia-smi", dir);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("#!/bin/sh\n"
+	    "echo 'WARNING: infoROM is corrupted at gpu 0000:09:00.0' >&2\n"
+	    "case $1 in\n"
+	    "*mig.mode*) echo 'index, pci.bus_id, mig.mode.current, "
+	    "ecc.mode.current'\n"
+	    "  echo '0, 00000000:00:09.0, Enabled, Enabled' ;;\n"
+	    "*) echo 'index, name, pci.bus_id, pci.device_id, uuid, "
+	    "memory.total [MiB], driver_version, persistence_mode, "
+	    "pcie.link.gen.current, pcie.link.gen.max, "
+	    "pcie.link.width.current, pcie.link.width.max'\n"
+	    "  echo '0, NVIDIA H100 80GB HBM3, 00000000:00:09.0, 0x233010DE, "
+	    "GPU-00000000-0000-0000-0000-000000000000, 81559, 590.48.01, "
+	    "Enabled, 5, 5, 16, 16' ;;\n"
+	    "esac\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	return path;
+}
+
+static void
+assert_nvsmi_warned(const struct facts *f)
+{
+	ck_assert_int_eq(f->ngpus, 1);
+	ck_assert_str_eq(f->gpus[0].name, "NVIDIA H100 80GB HBM3");
+	ck_assert_str_eq(f->gpus[0].mig_mode, "Enabled");
+	ck_assert_str_eq(f->gpus[0].ecc_mode, "Enabled");
+	ck_assert_int_ge(strvec_find(&f->notes, "nvidia-smi: WARNING: "
+	    "infoROM is corrupted at gpu 0000:09:00.0"), 0);
+}
+
+START_TEST(test_script_nvsmi_stderr)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct hw_opts	 ho = HW_OPTS_INIT;
+	struct facts	*f = facts_new(), *h = NULL;
+	struct buf	 cmd = BUF_INIT;
+	char		*tool = fake_nvidia_smi(), *dir = xstrdup(tool), *out;
+	char		*note;
+
+	*strrchr(dir, '/') = '\0';
+	buf_addf(&cmd, "PATH=%s:$PATH sh -c ", dir);
+	buf_add_shquote(&cmd, facts_script());
+	out = run(cmd.buf);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ok(facts_parse_script(f, out, &err), &err);
+	assert_nvsmi_warned(f);
+	ho.nvidia_smi = tool;
+	ck_assert_ok(hw_gather(&h, NULL, &ho, &err), &err);
+	ck_assert_int_eq(h->ngpus, 1);
+	ck_assert_str_eq(h->gpus[0].mig_mode, "Enabled");
+	note = xasprintf("%s: WARNING: infoROM is corrupted at gpu "
+	    "0000:09:00.0", tool);
+	ck_assert_int_ge(strvec_find(&h->notes, note), 0);
+	free(note);
+	unlink(tool);
+	rmdir(dir);
+	free(out);
+	free(tool);
+	free(dir);
+	buf_release(&cmd);
+	facts_free(f);
+	facts_free(h);
+}
+END_TEST
+
+START_TEST(test_meminfo_hugepages)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct facts	*f = facts_new();
+	char		*t = fixture("proc-meminfo-2tb-gpu-server.txt");
+	struct buf	 b = BUF_INIT;
+
+	/* the 2 TB server reserves none */
+	ck_assert_ok(facts_parse_meminfo(f, t, &err), &err);
+	ck_assert_int_eq(f->hugepages_kb, 0);
+	/* Hugetlb: counts every page size (1 GiB pages too) */
+	buf_adds(&b, "MemTotal:       2113413736 kB\nHugePages_Total:     16\n"
+	    "Hugepagesize:       2048 kB\nHugetlb:        67141632 kB\n");
+	ck_assert_ok(facts_parse_meminfo(f, b.buf, &err), &err);
+	ck_assert_int_eq(f->hugepages_kb, 67141632);
+	/* before Linux 4.16: total x size of the default size */
+	buf_reset(&b);
+	buf_adds(&b, "MemTotal:       2113413736 kB\nHugePages_Total:   1024\n"
+	    "Hugepagesize:       2048 kB\n");
+	ck_assert_ok(facts_parse_meminfo(f, b.buf, &err), &err);
+	ck_assert_int_eq(f->hugepages_kb, 2097152);
+	buf_release(&b);
+	free(t);
+	facts_free(f);
+}
+END_TEST
+
 START_TEST(test_script_here)
 {
 	struct prov_err	 err = PROV_ERR_INIT;
@@ -804,6 +946,9 @@ START_TEST(test_script_here)
 	ck_assert_str_eq(f->node, h->node);
 	ck_assert_int_gt(f->mem_kb, 0);
 	ck_assert_int_eq(f->cpu_threads, h->cpu_threads);
+	ck_assert_str_eq(f->arch, h->arch);
+	ck_assert_int_eq(f->hugepages_kb, h->hugepages_kb);
+	ck_assert_int_ge(f->hugepages_kb, 0);
 	ck_assert_int_eq(f->npci, h->npci);
 	for (i = 0; i < f->npci; i++) {
 		ck_assert_str_eq(f->pci[i].slot, h->pci[i].slot);
@@ -812,6 +957,7 @@ START_TEST(test_script_here)
 		ck_assert_int_eq(f->pci[i].class_id, h->pci[i].class_id);
 		ck_assert(f->pci[i].link.speed == h->pci[i].link.speed);
 		ck_assert_int_eq(f->pci[i].link.width, h->pci[i].link.width);
+		ck_assert_int_eq(f->pci[i].numa_node, h->pci[i].numa_node);
 		if (h->pci[i].driver != NULL)
 			ck_assert_str_eq(f->pci[i].driver, h->pci[i].driver);
 	}
@@ -1067,6 +1213,7 @@ struct lab {
 	long	gpu5_gen;		/* 4 */
 	long	nic_gen;		/* 4; 0: no NIC */
 	double	mem_gib;
+	double	hugepages_gib;		/* 0 */
 };
 
 static struct facts *
@@ -1079,6 +1226,7 @@ lab_facts(const struct lab *l, const struct plan *p)
 	f->os_id = xstrdup("ubuntu");
 	f->os_version_id = xstrdup("22.04");
 	f->mem_kb = (long long)(l->mem_gib * 1024 * 1024);
+	f->hugepages_kb = (long long)(l->hugepages_gib * 1024 * 1024);
 	for (i = 0; i < l->ngpus; i++) {
 		struct facts_pci	*d;
 
@@ -1133,36 +1281,45 @@ START_TEST(test_compare_lab)
 		int		 verdict;
 		size_t		 fails;
 	} cases[] = {
-		{ "as planned", { 8, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
+		{ "as planned", { 8, 0x20b5, 16, 4, 4, 1010, 0 }, "gpu count",
 		  ROW_OK, 0 },
-		{ "as planned: gpu model", { 8, 0x20b5, 16, 4, 4, 1010 },
+		{ "as planned: gpu model", { 8, 0x20b5, 16, 4, 4, 1010, 0 },
 		  "gpu model", ROW_OK, 0 },
-		{ "as planned: links", { 8, 0x20b5, 16, 4, 4, 1010 },
+		{ "as planned: links", { 8, 0x20b5, 16, 4, 4, 1010, 0 },
 		  "gpu links", ROW_OK, 0 },
-		{ "as planned: nic", { 8, 0x20b5, 16, 4, 4, 1010 },
+		{ "as planned: nic", { 8, 0x20b5, 16, 4, 4, 1010, 0 },
 		  "nic connectx-6-hdr-1p", ROW_OK, 0 },
-		{ "onboard nic has no pci ids", { 8, 0x20b5, 16, 4, 4, 1010 },
+		{ "onboard nic has no pci ids", { 8, 0x20b5, 16, 4, 4, 1010, 0 },
 		  "nic onboard-1gbe", ROW_SKIP, 0 },
-		{ "memory within 5%", { 8, 0x20b5, 16, 4, 4, 980 }, "memory",
+		{ "memory within 5%", { 8, 0x20b5, 16, 4, 4, 980, 0 }, "memory",
 		  ROW_OK, 0 },
-		{ "memory short", { 8, 0x20b5, 16, 4, 4, 900 }, "memory",
+		{ "memory short", { 8, 0x20b5, 16, 4, 4, 900, 0 }, "memory",
 		  ROW_FAIL, 1 },
-		{ "memory more", { 8, 0x20b5, 16, 4, 4, 2048 }, "memory",
+		{ "memory more", { 8, 0x20b5, 16, 4, 4, 2048, 0 }, "memory",
 		  ROW_WARN, 0 },
-		{ "gpu missing", { 7, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
+		{ "gpu missing", { 7, 0x20b5, 16, 4, 4, 1010, 0 }, "gpu count",
 		  ROW_FAIL, 1 },
-		{ "gpu extra", { 9, 0x20b5, 16, 4, 4, 1010 }, "gpu count",
+		{ "gpu extra", { 9, 0x20b5, 16, 4, 4, 1010, 0 }, "gpu count",
 		  ROW_WARN, 0 },
-		{ "wrong model", { 8, 0x2330, 16, 4, 4, 1010 }, "gpu model",
+		{ "wrong model", { 8, 0x2330, 16, 4, 4, 1010, 0 }, "gpu model",
 		  ROW_FAIL, 1 },
-		{ "x8 gpu", { 8, 0x20b5, 8, 4, 4, 1010 }, "gpu link 0000:13",
+		{ "x8 gpu", { 8, 0x20b5, 8, 4, 4, 1010, 0 }, "gpu link 0000:13",
 		  ROW_FAIL, 1 },
-		{ "gen3 gpu (idle?)", { 8, 0x20b5, 16, 3, 4, 1010 },
+		{ "gen3 gpu (idle?)", { 8, 0x20b5, 16, 3, 4, 1010, 0 },
 		  "gpu link 0000:15", ROW_WARN, 0 },
-		{ "gen3 nic in gen4", { 8, 0x20b5, 16, 4, 3, 1010 },
+		{ "gen3 nic in gen4", { 8, 0x20b5, 16, 4, 3, 1010, 0 },
 		  "nic link 0000:41:00.0", ROW_FAIL, 1 },
-		{ "nic missing", { 8, 0x20b5, 16, 4, 0, 1010 },
+		{ "nic missing", { 8, 0x20b5, 16, 4, 0, 1010, 0 },
 		  "nic connectx-6-hdr-1p", ROW_FAIL, 1 },
+		{ "no huge pages: no row", { 8, 0x20b5, 16, 4, 4, 1010, 0 },
+		  "memory for jobs", -1, 0 },
+		/* 8 x 80 GB of GPU memory: 640 GiB at least for jobs */
+		{ "some huge pages", { 8, 0x20b5, 16, 4, 4, 1010, 100 },
+		  "memory for jobs", ROW_OK, 0 },
+		{ "huge pages eat RAM", { 8, 0x20b5, 16, 4, 4, 1010, 400 },
+		  "memory for jobs", ROW_WARN, 0 },
+		{ "huge pages: MemTotal as planned", { 8, 0x20b5, 16, 4, 4,
+		  1010, 400 }, "memory", ROW_OK, 0 },
 	};
 	struct plan		*p = load_plan("examples/pcie-lab.yaml");
 	struct plan_node	*nd = plan_node(p, "gpu01");
@@ -1192,7 +1349,7 @@ END_TEST
 
 START_TEST(test_compare_rows_text)
 {
-	struct lab		 l = { 8, 0x20b5, 8, 4, 4, 1010 };
+	struct lab		 l = { 8, 0x20b5, 8, 4, 4, 1010, 0 };
 	struct plan		*p = load_plan("examples/pcie-lab.yaml");
 	struct facts		*f = lab_facts(&l, p);
 	struct rows		 rows = ROWS_INIT;
@@ -1226,7 +1383,7 @@ END_TEST
 
 START_TEST(test_compare_other_plans)
 {
-	struct lab	 l = { 0, 0x20b5, 16, 4, 0, 256 };
+	struct lab	 l = { 0, 0x20b5, 16, 4, 0, 256, 0 };
 	struct facts	*f;
 	struct plan	*p;
 	struct rows	 rows = ROWS_INIT;
@@ -1296,6 +1453,7 @@ facts_suite(void)
 	tcase_add_test(tc, test_os_release);
 	tcase_add_test(tc, test_os_release_quoting);
 	tcase_add_test(tc, test_meminfo);
+	tcase_add_test(tc, test_meminfo_hugepages);
 	tcase_add_test(tc, test_cpuinfo_here);
 	suite_add_tcase(s, tc);
 
@@ -1324,12 +1482,14 @@ facts_suite(void)
 	tcase_add_test(tc, test_ibstat);
 	tcase_add_test(tc, test_ibstat_down);
 	tcase_add_test(tc, test_ibstatus);
+	tcase_add_test(tc, test_ibstat_trailing_error);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("script");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_slot_norm);
 	tcase_add_test(tc, test_script_here);
+	tcase_add_test(tc, test_script_nvsmi_stderr);
 	tcase_add_test(tc, test_script_shellcheck);
 	tcase_add_test(tc, test_script_sections);
 	tcase_add_test(tc, test_block_huge);

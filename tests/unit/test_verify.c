@@ -488,6 +488,9 @@ node_answer(const char *node, const char *nvsmi, const char *xid,
 	buf_addf(&b, "@@facts hostname\n%s\n@@rc 0\n", node);
 	buf_adds(&b, "@@facts end\n");
 	buf_addf(&b, "@@facts v-nvsmi-xml\n%s\n@@rc 0\n", nvsmi);
+	/* what nv() in facts.sh prints after it when stderr had lines */
+	buf_adds(&b, "@@facts v-nvsmi-xml-stderr\nWARNING: infoROM is "
+	    "corrupted at gpu 0000:01:00.0\n");
 	buf_adds(&b, "@@facts v-nvidia-module\nNVRM version: NVIDIA UNIX "
 	    "x86_64 Kernel Module\n@@rc 0\n");
 	buf_addf(&b, "@@facts v-xid\nlog dmesg\n%s@@rc 0\n", xid);
@@ -535,6 +538,12 @@ START_TEST(test_eval_gpu_node)
 	    ROW_WARN);
 	ck_assert_int_eq(find_row(&rows, "gpu01", "gpu ecc")->verdict,
 	    ROW_OK);
+	/* the warning nvidia-smi wrote apart from its XML */
+	r = find_row(&rows, "gpu01", "gpu warnings");
+	ck_assert_int_eq(r->verdict, ROW_WARN);
+	ck_assert_str_eq(r->measured, "WARNING: infoROM is corrupted at gpu "
+	    "0000:01:00.0");
+	ck_assert_ptr_null(strstr(r->measured, "\n"));
 	/* MIG on, and the plan wants whole GPUs */
 	r = find_row(&rows, "gpu01", "gpu mig");
 	ck_assert_int_eq(r->verdict, ROW_WARN);
@@ -793,7 +802,7 @@ START_TEST(test_script_syntax_examples)
 			    plans[k], p->nodes[i].name);
 			/* a GPU node is asked for its health and a DCGM run */
 			if (p->nodes[i].hw != NULL && p->nodes[i].hw->ngpus > 0)
-				ck_assert(strstr(b.buf, "nvidia-smi -q -x") !=
+				ck_assert(strstr(b.buf, "nv v-nvsmi-xml -q -x") !=
 				    NULL && strstr(b.buf, "dcgmi diag -r 2") !=
 				    NULL);
 			unlink(path);
