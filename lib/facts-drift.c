@@ -132,6 +132,19 @@ facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
 		    "neither the PCI device list nor nvidia-smi was gathered");
 		return;
 	}
+	/* GPUs counted on a bus whose ids are partly unknown: not a count */
+	if ((have == 0 || (f->gpus[0].source != NULL &&
+	    strcmp(f->gpus[0].source, "pci") == 0)) && (long)have != want &&
+	    facts_pci_unsure(f) > 0) {
+		buf_addf(&got, "%zu or more (PCI bus)", have);
+		rows_addf(out, ROW_SKIP, node, "gpu count", w, got.buf,
+		    "%zu PCI device%s without vendor and device ids (plain lspci "
+		    "whose names pci.ids does not know) may be GPUs: give "
+		    "`lspci -nn` or nvidia-smi output", facts_pci_unsure(f),
+		    facts_pci_unsure(f) == 1 ? "" : "s");
+		buf_release(&got);
+		return;
+	}
 	src = have > 0 && f->gpus[0].source != NULL &&
 	    strcmp(f->gpus[0].source, "pci") == 0 ?
 	    " (PCI bus; no nvidia-smi)" : have > 0 ? " (nvidia-smi)" : "";

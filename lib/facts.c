@@ -321,6 +321,18 @@ facts_pci_id(const struct facts_pci *d)
 	return xasprintf("%04lx:%04lx", d->vendor_id, d->device_id);
 }
 
+size_t
+facts_pci_unsure(const struct facts *f)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < f->npci; i++)
+		if (f->pci[i].vendor_id < 0 && (f->pci[i].class_id < 0 ||
+		    (f->pci[i].class_id >> 8) == 0x03))
+			n++;
+	return n;
+}
+
 /* An NVIDIA display or 3D controller (not an NVSwitch bridge). */
 static int
 facts_pci_is_gpu(const struct facts_pci *d, const struct catalog *cat)

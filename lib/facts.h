@@ -131,6 +131,12 @@ void		 facts_note(struct facts *, const char *fmt, ...)
 struct facts_pci *facts_pci_find(const struct facts *, const char *slot);
 /* Find or add the device in `slot`. */
 struct facts_pci *facts_pci_get(struct facts *, const char *slot);
+/*
+ * PCI devices that may be GPUs although their ids are unknown (plain
+ * lspci whose names pci.ids did not know; class unknown or display):
+ * while there are any, a GPU count from the bus is a lower bound.
+ */
+size_t		 facts_pci_unsure(const struct facts *);
 /* "0000:3b:00.0" from "3b:00.0", "00000000:3B:00.0" ...; -1 when not a slot. */
 int		 facts_slot_norm(char *out, size_t outsz, const char *slot);
 /* PCIe generation of a speed in GT/s (8 -> 3), -1 when unknown; and back. */

@@ -244,6 +244,137 @@ hw_pci_name(struct pci_access *a, struct facts_pci *p)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Ids from names: plain `lspci` (without -nn) prints only the names */
+
+/* Names equal but for blanks and case: pci.ids fixed "GH100[H100 ..." */
+static int
+hw_name_eq(const char *a, const char *b, size_t blen)
+{
+	const char	*be = b + blen;
+
+	for (;;) {
+		while (*a == ' ')
+			a++;
+		while (b < be && *b == ' ')
+			b++;
+		if (*a == '\0' || b == be)
+			return *a == '\0' && b == be;
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+/*
+ * The id whose pci.ids name is `name` (its first blen bytes), asking
+ * libpci for every id of the kind (`flags`; devices of `vendor`): pci.ids
+ * has no index by name and libpci no way to walk it, and 65536 lookups
+ * in its hash table take a few milliseconds.  -1 when none matches, -2
+ * when several do (a name shared by two devices says nothing).
+ */
+static long
+hw_pci_rev(struct pci_access *a, int flags, long vendor, const char *name,
+    size_t blen)
+{
+	char	buf[256], *s;
+	long	id, found = -1;
+
+	for (id = 0; id <= 0xffff; id++) {
+		if (flags & PCI_LOOKUP_DEVICE)
+			s = pci_lookup_name(a, buf, sizeof buf, flags,
+			    (int)vendor, (int)id);
+		else
+			s = pci_lookup_name(a, buf, sizeof buf, flags, (int)id);
+		if (s == NULL || !hw_name_eq(s, name, blen))
+			continue;
+		if (found >= 0 && !(flags & PCI_LOOKUP_CLASS))
+			return -2;
+		if (found < 0)
+			found = id;	/* a class: the subclass comes first */
+	}
+	return found;
+}
+
+/* The vendor whose name begins `text` (longest first), and its length. */
+static long
+hw_pci_rev_vendor(struct pci_access *a, const char *text, size_t *len)
+{
+	char	buf[256], *s;
+	long	id, best = -1;
+	size_t	n, tl = strlen(text);
+
+	*len = 0;
+	for (id = 0; id <= 0xfffe; id++) {
+		if ((s = pci_lookup_name(a, buf, sizeof buf, PCI_LOOKUP_VENDOR |
+		    PCI_LOOKUP_NO_NUMBERS | HW_LOOKUP, (int)id)) == NULL)
+			continue;
+		n = strlen(s);
+		if (n > *len && n <= tl && strncmp(text, s, n) == 0 &&
+		    (text[n] == ' ' || text[n] == '\0')) {
+			best = id;
+			*len = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * A device plain lspci named without ids: "Class: Vendor Device" split
+ * and turned back into ids through this machine's pci.ids.  Returns 1
+ * when its vendor and device ids are known after.
+ */
+static int
+hw_pci_resolve(struct pci_access *a, struct facts_pci *p)
+{
+	const char	*text, *rest = NULL;
+	size_t		 vlen;
+	long		 id;
+
+	if (p->class_id < 0 && p->class_name != NULL &&
+	    (id = hw_pci_rev(a, PCI_LOOKUP_CLASS | PCI_LOOKUP_NO_NUMBERS |
+	    HW_LOOKUP, -1, p->class_name, strlen(p->class_name))) >= 0)
+		p->class_id = id;
+	if (p->vendor_id < 0) {
+		/* "Vendor Device 2330" left the vendor name alone */
+		text = p->vendor_name != NULL ? p->vendor_name :
+		    p->device_name;
+		if (text == NULL ||
+		    (id = hw_pci_rev_vendor(a, text, &vlen)) < 0)
+			return 0;
+		p->vendor_id = id;
+		if (p->vendor_name == NULL) {
+			rest = text + vlen + (text[vlen] == ' ');
+			p->vendor_name = xstrndup(text, vlen);
+			memmove(p->device_name, rest, strlen(rest) + 1);
+		}
+	}
+	if (p->device_id < 0 && p->device_name != NULL &&
+	    *p->device_name != '\0' && (id = hw_pci_rev(a, PCI_LOOKUP_DEVICE |
+	    PCI_LOOKUP_NO_NUMBERS | HW_LOOKUP, p->vendor_id, p->device_name,
+	    strlen(p->device_name))) >= 0)
+		p->device_id = id;
+	return p->device_id >= 0;
+}
+
+/* Every device of f that came without ids; a note for those left. */
+static void
+hw_pci_resolve_all(struct pci_access *a, struct facts *f)
+{
+	size_t	i, left = 0;
+
+	for (i = 0; i < f->npci; i++)
+		if ((f->pci[i].vendor_id < 0 || f->pci[i].device_id < 0) &&
+		    !hw_pci_resolve(a, &f->pci[i]))
+			left++;
+	if (left > 0)
+		facts_note(f, "%zu PCI device%s named without ids (plain "
+		    "lspci) whose names this machine's pci.ids does not know: "
+		    "their ids are unknown (lspci -nn prints them)", left,
+		    left == 1 ? "" : "s");
+}
+
 static void
 hw_pci_dev(struct facts *f, struct pci_access *a, struct pci_dev *d,
     const char *sysfs)
@@ -346,6 +477,8 @@ hw_pci_enter(struct facts *const *fs, size_t n, const struct hw_opts *o,
 	} else {
 		size_t	i, j, named = 0, devs = 0;
 
+		for (j = 0; j < n; j++)
+			hw_pci_resolve_all(a, fs[j]);
 		for (j = 0; j < n; j++)
 			for (i = 0; i < fs[j]->npci; i++) {
 				hw_pci_name(a, &fs[j]->pci[i]);

@@ -316,6 +316,92 @@ START_TEST(test_lspci_vmm_here)
 }
 END_TEST
 
+/*
+ * Plain lspci (no -nn) names devices only: their ids come back through
+ * pci.ids (hw_pci_names), checked against libpci's own scan of this
+ * machine, so a name that resolves wrongly fails here.
+ */
+START_TEST(test_lspci_plain_here)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct hw_opts	 ho = HW_OPTS_INIT;
+	struct facts	*f = facts_new(), *h = facts_new();
+	char		*text = run("lspci -D 2>/dev/null");
+	size_t		 i, known = 0;
+
+	if (text == NULL) {
+		facts_free(f);
+		facts_free(h);
+		return;		/* no lspci here */
+	}
+	ck_assert_ok(facts_parse_lspci(f, text, &err), &err);
+	for (i = 0; i < f->npci; i++)
+		ck_assert_int_lt(f->pci[i].vendor_id, 0);
+	ck_assert_ok(hw_pci_names(&f, 1, &ho, &err), &err);
+	ck_assert_ok(hw_pci_scan(h, &ho, &err), &err);
+	ck_assert_int_eq(f->npci, h->npci);
+	for (i = 0; i < h->npci; i++) {
+		const struct facts_pci	*a = &h->pci[i];
+		const struct facts_pci	*b = facts_pci_find(f, a->slot);
+
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(a->vendor_id, b->vendor_id);
+		ck_assert_int_eq(a->class_id, b->class_id);
+		/* a name pci.ids lacks ("Device 0d57") keeps its number */
+		ck_assert_int_eq(a->device_id, b->device_id);
+		known += b->device_name != NULL;
+	}
+	ck_assert_uint_gt(known, 0);
+	free(text);
+	facts_free(f);
+	facts_free(h);
+}
+END_TEST
+
+/*
+ * 8 x H100 SXM5 and 4 NVSwitch as plain `lspci -d 10de:` prints them
+ * with a newer pci.ids than Debian 12's (2023.04.10): the GPUs' names
+ * differ in one blank ("GH100[H100 SXM5 80GB]" there), the NVSwitch is
+ * not in it at all.  8 GPUs, not 0; the bridges' ids stay unknown and
+ * say so, and, being bridges, leave the GPU count sure.
+ */
+START_TEST(test_lspci_plain_h100)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct hw_opts	 ho = HW_OPTS_INIT;
+	struct catalog	*cat = load_catalog();
+	struct facts	*f = parse_fixture(facts_parse_lspci,
+			    "lspci-d10de-8xh100-nvswitch.txt");
+	size_t		 i;
+
+	facts_finish(f, cat);
+	ck_assert_uint_eq(f->ngpus, 0);		/* before: no ids, no GPU */
+	facts_free(f);
+	f = parse_fixture(facts_parse_lspci, "lspci-d10de-8xh100-nvswitch.txt");
+	ck_assert_ok(hw_pci_names(&f, 1, &ho, &err), &err);
+	facts_finish(f, cat);
+	ck_assert_uint_eq(f->npci, 12);
+	ck_assert_uint_eq(f->ngpus, 8);
+	for (i = 0; i < f->ngpus; i++) {
+		ck_assert_str_eq(f->gpus[i].pci_id, "10de:2330");
+		ck_assert_str_eq(f->gpus[i].source, "pci");
+		ck_assert_ptr_nonnull(f->gpus[i].catalog_id);
+	}
+	ck_assert_str_eq(f->pci[4].vendor_name, "NVIDIA Corporation");
+	ck_assert_int_eq(f->pci[4].class_id, 0x0302);
+	ck_assert_int_eq(f->pci[0].class_id, 0x0680);
+	ck_assert_int_eq(f->pci[0].vendor_id, 0x10de);
+	if (f->pci[0].device_id < 0)	/* an older pci.ids than the node's */
+		ck_assert_int_ge(strvec_find(&f->notes, "4 PCI devices named "
+		    "without ids (plain lspci) whose names this machine's "
+		    "pci.ids does not know: their ids are unknown (lspci -nn "
+		    "prints them)"), 0);
+	ck_assert_int_eq(facts_pci_unsure(f), 0);
+	facts_free(f);
+	catalog_free(cat);
+}
+END_TEST
+
 START_TEST(test_lspci_vmm_names)
 {
 	struct prov_err		 err = PROV_ERR_INIT;
@@ -1347,6 +1433,41 @@ START_TEST(test_compare_lab)
 }
 END_TEST
 
+/*
+ * Plain lspci of a node whose names this machine's pci.ids does not know
+ * (the names here are made up so that no pci.ids has them): no ids, so
+ * the GPUs cannot be counted; a skip that says why, never "8 missing".
+ */
+START_TEST(test_compare_no_ids)
+{
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct facts		*f = facts_new();
+	struct rows		 rows = ROWS_INIT;
+	struct hw_opts		 ho = HW_OPTS_INIT;
+	size_t			 i;
+
+	ck_assert_ok(facts_parse_lspci(f, "17:00.0 3D controller: Nonesuch "
+	    "Graphics GX900 [Future 96GB] (rev a1)\n"
+	    "31:00.0 3D controller: Nonesuch Graphics GX900 [Future 96GB] "
+	    "(rev a1)\n", &err), &err);
+	ck_assert_ok(hw_pci_names(&f, 1, &ho, &err), &err);
+	facts_finish(f, p->catalog);
+	ck_assert_uint_eq(facts_pci_unsure(f), 2);
+	facts_compare(&rows, p, plan_node(p, "gpu01"), f);
+	for (i = 0; i < rows.n; i++)
+		if (strcmp(rows.v[i].what, "gpu count") == 0)
+			break;
+	ck_assert_uint_lt(i, rows.n);
+	ck_assert_int_eq(rows.v[i].verdict, ROW_SKIP);
+	ck_assert_str_eq(rows.v[i].measured, "0 or more (PCI bus)");
+	ck_assert_ptr_nonnull(strstr(rows.v[i].hint, "lspci -nn"));
+	rows_release(&rows);
+	facts_free(f);
+	plan_free(p);
+}
+END_TEST
+
 START_TEST(test_compare_rows_text)
 {
 	struct lab		 l = { 8, 0x20b5, 8, 4, 4, 1010, 0 };
@@ -1462,6 +1583,8 @@ facts_suite(void)
 	tcase_add_test(tc, test_lspci_nn);
 	tcase_add_test(tc, test_lspci_vmm_here);
 	tcase_add_test(tc, test_lspci_vmm_names);
+	tcase_add_test(tc, test_lspci_plain_here);
+	tcase_add_test(tc, test_lspci_plain_h100);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nvidia-smi");
@@ -1505,6 +1628,7 @@ facts_suite(void)
 	tc = tcase_create("compare");
 	tcase_add_test(tc, test_compare_lab);
 	tcase_add_test(tc, test_compare_rows_text);
+	tcase_add_test(tc, test_compare_no_ids);
 	tcase_add_test(tc, test_compare_other_plans);
 	suite_add_tcase(s, tc);
 	return s;
