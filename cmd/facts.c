@@ -6,6 +6,7 @@
  *	provision facts --local [--json] PLAN -n NODE	... compared with NODE
  *	provision facts PLAN [-n NODESET] [--json] [--run-dir DIR]
  *	provision facts PLAN [-n NODESET] --from DIR	saved facts, again
+ *	provision facts --read FILE... [PLAN -n NODE]	saved tool outputs
  *
  * Over SSH every node runs one script (facts_script()) that prints all
  * raw outputs in sections; they are parsed here with the same parsers
@@ -35,6 +36,7 @@ struct facts_opts {
 	const char	*from;
 	long		 forks;
 	const char	*pci_ids;
+	struct strvec	 read;
 };
 
 static const struct opt_spec facts_opts_spec[] = {
@@ -52,6 +54,10 @@ static const struct opt_spec facts_opts_spec[] = {
 	  "nodes at once (default: the plan's ssh.forks)" },
 	{ "pci-ids", 0, OPT_STR, offsetof(struct facts_opts, pci_ids), "FILE",
 	  "pci.ids file for device names (default: libpci's)" },
+	{ "read", 0, OPT_LIST, offsetof(struct facts_opts, read), "FILE",
+	  "read a saved output (nvidia-smi -q/-q -x/CSV/-L, lspci, ibstat, "
+	  "meminfo, cpuinfo, lscpu, os-release) instead of a machine; "
+	  "repeatable" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -59,8 +65,8 @@ static int cmd_facts_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_facts_entry = {
 	.name = "facts",
-	.usage = "--local [--json] | PLAN [-n NODESET] [--json] [--run-dir "
-	    "DIR] [--from DIR]",
+	.usage = "--local [--json] | --read FILE... [--json] | PLAN [-n "
+	    "NODESET] [--json] [--run-dir DIR] [--from DIR]",
 	.summary = "gather what nodes really have (PCI links, GPUs, NICs, "
 	    "memory) and show drift from the plan",
 	.opts = facts_opts_spec,
@@ -110,16 +116,19 @@ static void
 cmd_facts_print(FILE *fp, const struct facts *f)
 {
 	size_t	i;
-	char	link[64], id[24];
+	char	link[64], id[40];
 
 	fprintf(fp, "node     %s\n", cmd_facts_s(f->node));
 	fprintf(fp, "os       %s (%s %s)\n", cmd_facts_s(f->os_pretty),
 	    cmd_facts_s(f->os_id), cmd_facts_s(f->os_version_id));
 	fprintf(fp, "kernel   %s\n", cmd_facts_s(f->kernel));
-	fprintf(fp, "cpu      %s (%s): %ld socket%s, %ld cores, %ld "
-	    "threads\n", cmd_facts_s(f->cpu_model), cmd_facts_s(f->arch),
-	    f->cpu_sockets, f->cpu_sockets == 1 ? "" : "s", f->cpu_cores,
-	    f->cpu_threads);
+	if (f->cpu_threads < 0 && f->cpu_model == NULL)
+		fprintf(fp, "cpu      - (%s)\n", cmd_facts_s(f->arch));
+	else
+		fprintf(fp, "cpu      %s (%s): %ld socket%s, %ld cores, %ld "
+		    "threads\n", cmd_facts_s(f->cpu_model),
+		    cmd_facts_s(f->arch), f->cpu_sockets, f->cpu_sockets == 1 ?
+		    "" : "s", f->cpu_cores, f->cpu_threads);
 	if (f->mem_kb >= 0 && f->hugepages_kb > 0)
 		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB), %.1f GiB of "
 		    "it in huge pages\n", (double)f->mem_kb / (1024.0 * 1024.0),
@@ -137,8 +146,13 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 		const struct facts_pci	*d = &f->pci[i];
 		char			 name[160];
 
-		snprintf(id, sizeof id, "%04lx:%04lx", d->vendor_id & 0xffff,
-		    d->device_id & 0xffff);
+		if (d->vendor_id < 0)
+			snprintf(id, sizeof id, "-");
+		else if (d->device_id < 0)
+			snprintf(id, sizeof id, "%04lx:-", d->vendor_id);
+		else
+			snprintf(id, sizeof id, "%04lx:%04lx", d->vendor_id,
+			    d->device_id);
 		snprintf(name, sizeof name, "%s%s%s",
 		    d->vendor_name ? d->vendor_name : "",
 		    d->vendor_name ? " " : "",
@@ -313,6 +327,48 @@ cmd_facts_catalog(struct cmd_ctx *ctx)
 	return c;
 }
 
+/*
+ * --read: the facts in saved tool outputs, each told apart by its shape;
+ * ids plain lspci left out and names come from this machine's pci.ids.
+ */
+static int
+cmd_facts_read(struct facts **out, const struct catalog *cat,
+    const struct facts_opts *o, struct prov_err *err)
+{
+	struct hw_opts	 ho = HW_OPTS_INIT;
+	struct prov_err	 nerr = PROV_ERR_INIT;
+	struct facts	*f = facts_new();
+	struct buf	 b = BUF_INIT;
+	const char	*kind;
+	size_t		 i;
+	int		 r = -1;
+
+	ho.pci_ids = o->pci_ids;
+	for (i = 0; i < o->read.n; i++) {
+		buf_reset(&b);
+		if (buf_read_file(&b, o->read.v[i]) != 0) {
+			prov_err_set(err, PROV_E_SYS, "%s: %s", o->read.v[i],
+			    strerror(errno));
+			goto out;
+		}
+		if (facts_parse_any(f, o->read.v[i], b.buf != NULL ? b.buf : "",
+		    &kind, err) != 0)
+			goto out;
+		facts_note(f, "%s read as %s", o->read.v[i], kind);
+	}
+	if (hw_pci_names(&f, 1, &ho, &nerr) != 0)
+		facts_note(f, "%s", nerr.msg);
+	facts_finish(f, cat);
+	*out = f;
+	f = NULL;
+	r = 0;
+out:
+	facts_free(f);
+	prov_err_release(&nerr);
+	buf_release(&b);
+	return r;
+}
+
 static int
 cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 {
@@ -329,9 +385,10 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 	ho.pci_ids = o->pci_ids;
 	if (ctx->plan != NULL) {
 		if (o->nodes == NULL) {
-			r = cmd_usage_error(ctx, &cmd_facts_entry, "--local "
-			    "with a plan needs -n NODE: the node this machine "
-			    "should be");
+			r = cmd_usage_error(ctx, &cmd_facts_entry, "%s with "
+			    "a plan needs -n NODE: the node %s should be",
+			    o->local ? "--local" : "--read", o->local ?
+			    "this machine" : "the outputs");
 			goto out;
 		}
 		if (plan_select(&sel, &n, ctx->plan, o->nodes, &err) != 0) {
@@ -347,9 +404,11 @@ cmd_facts_local(struct cmd_ctx *ctx, struct facts_opts *o)
 	}
 	if (ctx->plan == NULL)
 		cat = cmd_facts_catalog(ctx);
-	if (hw_gather(&f, ctx->plan ? ctx->plan->catalog : cat, &ho,
-	    &err) != 0) {
+	if (o->read.n > 0 ? cmd_facts_read(&f, ctx->plan ?
+	    ctx->plan->catalog : cat, o, &err) != 0 : hw_gather(&f,
+	    ctx->plan ? ctx->plan->catalog : cat, &ho, &err) != 0) {
 		cmd_error(ctx, &err);
+		r = o->read.n > 0 ? PROV_EXIT_USAGE : PROV_EXIT_FAIL;
 		goto out;
 	}
 	if (sel != NULL)
@@ -412,7 +471,10 @@ cmd_facts_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_facts_entry, "unexpected "
 		    "argument '%s'", argv[0]);
 	memset(&go, 0, sizeof go);
-	if (o->local)
+	if (o->local && o->read.n > 0)
+		return cmd_usage_error(ctx, &cmd_facts_entry, "--local reads "
+		    "this machine, --read saved outputs: not both");
+	if (o->local || o->read.n > 0)
 		return cmd_facts_local(ctx, o);
 	if (p == NULL)
 		return cmd_usage_error(ctx, &cmd_facts_entry, "give a plan, "

@@ -134,6 +134,16 @@ facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
 	}
 	/* GPUs counted on a bus whose ids are partly unknown: not a count */
 	if ((have == 0 || (f->gpus[0].source != NULL &&
+	    strcmp(f->gpus[0].source, "pci") == 0)) && (long)have < want &&
+	    f->pci_partial) {
+		buf_addf(&got, "%zu or more (PCI bus)", have);
+		rows_addf(out, ROW_SKIP, node, "gpu count", w, got.buf,
+		    "the PCI list is filtered (no host bridge in it, as after "
+		    "grep or lspci -d): give the whole lspci or nvidia-smi");
+		buf_release(&got);
+		return;
+	}
+	if ((have == 0 || (f->gpus[0].source != NULL &&
 	    strcmp(f->gpus[0].source, "pci") == 0)) && (long)have != want &&
 	    facts_pci_unsure(f) > 0) {
 		buf_addf(&got, "%zu or more (PCI bus)", have);
@@ -369,9 +379,14 @@ facts_cmp_nic(struct rows *out, const char *node,
 		for (i = 0; i < w->cat->pci_ids.n; i++)
 			buf_addf(&ids, "%s%s", i ? ", " : "",
 			    w->cat->pci_ids.v[i]);
-		rows_addf(out, ROW_FAIL, node, what.buf, exp.buf, got.buf,
-		    "%ld missing (no PCI device %s)", w->count - (long)cards.n,
-		    ids.buf);
+		if (f->pci_partial)
+			rows_addf(out, ROW_SKIP, node, what.buf, exp.buf,
+			    got.buf, "the PCI list is filtered (no host "
+			    "bridge in it): %s may be left out", ids.buf);
+		else
+			rows_addf(out, ROW_FAIL, node, what.buf, exp.buf,
+			    got.buf, "%ld missing (no PCI device %s)",
+			    w->count - (long)cards.n, ids.buf);
 		buf_release(&ids);
 	} else
 		rows_addf(out, ROW_WARN, node, what.buf, exp.buf, got.buf,

@@ -1249,3 +1249,112 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------ */
+/* A saved output, whatever tool printed it */
+
+/*
+ * Every PCI bus has a host bridge (class 0600) or, on some platforms, a
+ * root port (0604); a saved lspci without either was cut by grep or
+ * -d, and what it lacks is not missing from the node.
+ */
+static void
+facts_pci_partial(struct facts *f)
+{
+	size_t	i;
+
+	for (i = 0; i < f->npci; i++)
+		if (f->pci[i].class_id == 0x0600 || f->pci[i].class_id ==
+		    0x0604 || (f->pci[i].class_name != NULL &&
+		    (strcmp(f->pci[i].class_name, "Host bridge") == 0 ||
+		    strcmp(f->pci[i].class_name, "PCI bridge") == 0)))
+			return;
+	f->pci_partial = 1;
+	facts_note(f, "the lspci output has no host bridge: it was filtered "
+	    "(grep, -d), so devices it leaves out are not counted missing");
+}
+
+/* Does a line of text (after blanks) begin with `prefix`? */
+static int
+facts_has_line(const char *text, const char *prefix)
+{
+	const char	*l = text;
+
+	while (l != NULL && *l != '\0') {
+		l += strspn(l, " \t");
+		if (str_starts(l, prefix))
+			return 1;
+		if ((l = strchr(l, '\n')) != NULL)
+			l++;
+	}
+	return 0;
+}
+
+static int
+facts_parse_csv_hdr(struct facts *f, const char *text, struct prov_err *err)
+{
+	return facts_parse_nvsmi_csv(f, text, NULL, err);
+}
+
+int
+facts_parse_any(struct facts *f, const char *label, const char *text,
+    const char **kind, struct prov_err *err)
+{
+	/* most telling first: lscpu and cpuinfo both have "model name" */
+	static const struct {
+		const char	*kind, *mark;
+		int		(*parse)(struct facts *, const char *,
+				    struct prov_err *);
+	} kinds[] = {
+		{ "nvidia-smi -q -x", "<nvidia_smi_log", facts_parse_nvsmi_xml },
+		{ "nvidia-smi -q -x", "<?xml", facts_parse_nvsmi_xml },
+		{ "nvidia-smi -q", "Attached GPUs", facts_parse_nvsmi_q },
+		{ "nvidia-smi -q", "==============NVSMI LOG",
+		  facts_parse_nvsmi_q },
+		{ "nvidia-smi --query-gpu", "index,", facts_parse_csv_hdr },
+		{ "nvidia-smi --query-gpu", "name,", facts_parse_csv_hdr },
+		{ "nvidia-smi --query-gpu", "timestamp,", facts_parse_csv_hdr },
+		{ "nvidia-smi -L", "GPU 0: ", facts_parse_nvsmi_list },
+		{ "lspci -vmm", "Slot:\t", facts_parse_lspci_vmm },
+		{ "ibstat", "CA '", facts_parse_ibstat },
+		{ "ibstatus", "Infiniband device '", facts_parse_ibstat },
+		{ "/proc/meminfo", "MemTotal:", facts_parse_meminfo },
+		{ "lscpu", "CPU(s):", facts_parse_lscpu },
+		{ "/proc/cpuinfo", "processor\t", facts_parse_cpuinfo },
+		{ "/etc/os-release", "VERSION_ID=", facts_parse_os_release },
+		{ "/etc/os-release", "ID=", facts_parse_os_release },
+	};
+	struct prov_err	 perr = PROV_ERR_INIT;
+	const char	*first = text + strspn(text, " \t\r\n");
+	char		 word[32], slot[32];
+	size_t		 i, sl = strcspn(first, " ");
+	int		 r = 0;
+
+	*kind = NULL;
+	for (i = 0; i < ARRAY_SIZE(kinds) && *kind == NULL; i++)
+		if (facts_has_line(text, kinds[i].mark)) {
+			*kind = kinds[i].kind;
+			r = kinds[i].parse(f, text, &perr);
+		}
+	if (*kind == NULL && sl > 0 && sl < sizeof slot) {
+		memcpy(word, first, sl);
+		word[sl] = '\0';
+		if (facts_slot_norm(slot, sizeof slot, word) == 0) {
+			*kind = "lspci";
+			r = facts_parse_lspci(f, text, &perr);
+		}
+	}
+	if (*kind != NULL && str_starts(*kind, "lspci") && r == 0)
+		facts_pci_partial(f);
+	if (*kind == NULL)
+		return prov_err_set(err, PROV_E_PARSE, "%s: not an output "
+		    "provision reads (nvidia-smi -q, -q -x, --query-gpu CSV, "
+		    "-L; lspci; ibstat; /proc/meminfo; /proc/cpuinfo; lscpu; "
+		    "os-release)", label);
+	if (r != 0) {
+		prov_err_set(err, PROV_E_PARSE, "%s: %s", label, perr.msg);
+		prov_err_release(&perr);
+		return -1;
+	}
+	return 0;
+}

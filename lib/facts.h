@@ -110,6 +110,7 @@ struct facts {
 	long long	 hugepages_kb;	/* pinned in huge pages, all sizes */
 	struct facts_pci  *pci;
 	size_t		   npci, pci_alloc;
+	int		   pci_partial;	/* a saved lspci cut by grep or -d */
 	struct facts_gpu  *gpus;
 	size_t		   ngpus, gpus_alloc;
 	struct facts_nic  *nics;
@@ -223,6 +224,16 @@ int	facts_parse_net(struct facts *, const char *text,
 /* facts_script()'s block section: name sectors(512 B) rotational model. */
 int	facts_parse_block(struct facts *, const char *text,
 	    struct prov_err *err);
+
+/*
+ * A saved output of any tool above, told apart by its shape: nvidia-smi
+ * -q -x, -q, CSV (with its header) and -L, lspci -vmm and plain or -nn,
+ * ibstat and ibstatus, /proc/meminfo, /proc/cpuinfo, lscpu, os-release.
+ * *kind says which it was read as (static).  -1 with PROV_E_PARSE naming
+ * `label` when the text is none of them or its parser refuses it.
+ */
+int	facts_parse_any(struct facts *, const char *label, const char *text,
+	    const char **kind, struct prov_err *err);
 
 /*
  * The POSIX sh script that prints every raw output of a node, each after

@@ -863,6 +863,76 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* slots, the gather script, JSON */
 
+/* Each recorded output is read as the tool that printed it. */
+START_TEST(test_parse_any)
+{
+	static const struct {
+		const char	*file, *kind;
+	} cases[] = {
+		{ "nvidia-smi-qx-tesla-p100.xml", "nvidia-smi -q -x" },
+		{ "nvidia-smi-qx-a100-sxm4-80gb-mig.xml", "nvidia-smi -q -x" },
+		{ "nvidia-smi-q-gh200.txt", "nvidia-smi -q" },
+		{ "nvidia-smi-q-2xh100-nvl.txt", "nvidia-smi -q" },
+		{ "nvidia-smi-query-all-h100.csv", "nvidia-smi --query-gpu" },
+		{ "nvidia-smi-query-pcie-8xl40s.csv", "nvidia-smi --query-gpu" },
+		{ "nvidia-smi-query-tesla-p100.csv", "nvidia-smi --query-gpu" },
+		{ "nvidia-smi-L-8xh100-mig.txt", "nvidia-smi -L" },
+		{ "lspci-vvv-excerpt-h100-cx7-dell.txt", "lspci" },
+		{ "lspci-nn-grep-nvidia-4xh100-sxm5.txt", "lspci" },
+		{ "lspci-d10de-8xh100-nvswitch.txt", "lspci" },
+		{ "lspci-plain-here-virtio.txt", "lspci" },
+		{ "lspci-vv-here-virtio.txt", "lspci" },
+		{ "ibstat-h100-ndr-8port.txt", "ibstat" },
+		{ "ibstatus-a100-hdr-8port.txt", "ibstatus" },
+		{ "proc-meminfo-2tb-gpu-server.txt", "/proc/meminfo" },
+		{ "os-release-debian-12.txt", "/etc/os-release" },
+		{ "os-release-ubuntu-22.04.txt", "/etc/os-release" },
+	};
+	struct prov_err	 err = PROV_ERR_INIT;
+	const char	*kind;
+	size_t		 i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct facts	*f = facts_new();
+		char		*t = fixture(cases[i].file);
+
+		ck_assert_msg(facts_parse_any(f, cases[i].file, t, &kind,
+		    &err) == 0, "%s: %s", cases[i].file, err.msg);
+		ck_assert_str_eq(kind, cases[i].kind);
+		free(t);
+		facts_free(f);
+	}
+	/* the grep'd and -d lists are partial, the whole ones not */
+	{
+		struct facts	*f = facts_new();
+		char		*t = fixture("lspci-nn-grep-nvidia-4xh100-sxm5.txt");
+
+		ck_assert_ok(facts_parse_any(f, "x", t, &kind, &err), &err);
+		ck_assert_int_eq(f->pci_partial, 1);
+		free(t);
+		facts_free(f);
+		f = facts_new();
+		t = fixture("lspci-plain-here-virtio.txt");
+		ck_assert_ok(facts_parse_any(f, "x", t, &kind, &err), &err);
+		ck_assert_int_eq(f->pci_partial, 0);
+		free(t);
+		facts_free(f);
+	}
+	{
+		struct facts	*f = facts_new();
+		char		*t = fixture("dmesg-xid-119-h100-xe9680.log");
+
+		ck_assert_int_ne(facts_parse_any(f, "dmesg.log", t, &kind,
+		    &err), 0);
+		ck_assert_ptr_nonnull(strstr(err.msg, "dmesg.log: not an "
+		    "output"));
+		prov_err_release(&err);
+		free(t);
+		facts_free(f);
+	}
+}
+END_TEST
+
 START_TEST(test_slot_norm)
 {
 	static const struct {
@@ -1611,6 +1681,7 @@ facts_suite(void)
 	tc = tcase_create("script");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_slot_norm);
+	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_script_here);
 	tcase_add_test(tc, test_script_nvsmi_stderr);
 	tcase_add_test(tc, test_script_shellcheck);
