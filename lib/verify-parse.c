@@ -349,6 +349,7 @@ verify_slurm_get(struct verify_slurm *s, const char *name)
 	n = &s->v[s->n++];
 	memset(n, 0, sizeof *n);
 	n->name = xstrdup(name);
+	n->gpus_used = -1;
 	return n;
 }
 
@@ -385,7 +386,7 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
     const char *fields, struct prov_err *err)
 {
 	struct strvec	lines = STRVEC_INIT, fl = STRVEC_INIT, w = STRVEC_INIT;
-	long		inode, istate, igres;
+	long		inode, istate, igres, iused;
 	size_t		i;
 	int		r = -1;
 
@@ -393,6 +394,7 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
 	inode = strvec_find(&fl, "node");
 	istate = strvec_find(&fl, "state");
 	igres = strvec_find(&fl, "gres");
+	iused = strvec_find(&fl, "gresused");
 	if (inode < 0) {
 		prov_err_parse(err, "sinfo", "no 'node' column in '%s'",
 		    fields);
@@ -421,6 +423,8 @@ verify_parse_sinfo(struct verify_slurm *s, const char *text,
 			n->state = xstrdup(w.v[istate]);
 		if (igres >= 0 && n->gres == NULL)
 			n->gres = xstrdup(w.v[igres]);
+		if (iused >= 0 && n->gpus_used < 0)
+			n->gpus_used = verify_gres_gpus(w.v[iused]);
 	}
 	r = 0;
 out:
@@ -428,6 +432,25 @@ out:
 	strvec_clear(&fl);
 	strvec_clear(&lines);
 	return r;
+}
+
+/* "cpu=4,mem=8G,gres/gpu=2,gres/gpu:h100=2": the untyped gpu total. */
+static long
+verify_tres_gpus(const char *tres)
+{
+	const char	*p = tres;
+
+	while ((p = strstr(p, "gres/gpu=")) != NULL) {
+		if (p == tres || p[-1] == ',') {
+			char	*n = xstrndup(p + 9, strcspn(p + 9, ","));
+			long	 v = verify_long(n);
+
+			free(n);
+			return v;
+		}
+		p += 9;
+	}
+	return 0;
 }
 
 int
@@ -482,6 +505,11 @@ verify_parse_scontrol(struct verify_slurm *s, const char *text,
 				str_set(&n->state, eq + 1);
 			else if (strcmp(w.v[j], "Gres") == 0)
 				str_set(&n->gres, eq + 1);
+			else if (strcmp(w.v[j], "GresUsed") == 0)
+				n->gpus_used = verify_gres_gpus(eq + 1);
+			else if (strcmp(w.v[j], "AllocTRES") == 0 &&
+			    n->gpus_used < 0)
+				n->gpus_used = verify_tres_gpus(eq + 1);
 		}
 		if (n != NULL && reason != NULL)
 			str_set(&n->reason, str_trim((char *)reason + 8));

@@ -122,7 +122,12 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 		snprintf(exp, sizeof exp, "gpu:%ld", want);
 	else
 		snprintf(exp, sizeof exp, "no GPU GRES");
-	snprintf(got, sizeof got, "%s", sn->gres != NULL ? sn->gres : "?");
+	if (sn->gpus_used >= 0 && (want > 0 || have > 0))
+		snprintf(got, sizeof got, "%s (%ld in use)", sn->gres != NULL ?
+		    sn->gres : "?", sn->gpus_used);
+	else
+		snprintf(got, sizeof got, "%s", sn->gres != NULL ? sn->gres :
+		    "?");
 	if (sn->gres == NULL)
 		verify_row(c, ROW_SKIP, node, "slurm gres", exp, NULL,
 		    "sinfo gave no GRES column");

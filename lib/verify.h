@@ -111,6 +111,7 @@ struct verify_snode {
 	char	*name;
 	char	*state;		/* as printed: "idle", "down*", "MIXED+DRAIN" */
 	char	*gres;		/* "gpu:4", "(null)" */
+	long	 gpus_used;	/* GresUsed, AllocTRES gres/gpu=; -1 */
 	char	*reason;	/* scontrol Reason=, or NULL */
 };
 
@@ -121,12 +122,15 @@ struct verify_slurm {
 
 /*
  * `sinfo -h -N -o FORMAT` or `-O FIELDS`: whitespace-separated columns
- * named by `fields` ("node,state,gres"; other names are skipped).  A node
+ * named by `fields` ("node,state,gres,gresused"; others are skipped).  A node
  * on several lines (one per partition) is kept once.
  */
 int	verify_parse_sinfo(struct verify_slurm *, const char *text,
 	    const char *fields, struct prov_err *err);
-/* `scontrol -o show node`: NodeName=, State=, Gres=, Reason= (to the end). */
+/*
+ * `scontrol -o show node`: NodeName=, State=, Gres=, the GPUs in use
+ * (GresUsed=, or gres/gpu= in AllocTRES=), Reason= (to the end).
+ */
 int	verify_parse_scontrol(struct verify_slurm *, const char *text,
 	    struct prov_err *err);
 struct verify_snode *verify_slurm_find(const struct verify_slurm *,

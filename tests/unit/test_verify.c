@@ -249,6 +249,9 @@ START_TEST(test_sinfo_slurm25)
 	    &why));
 	ck_assert_int_eq(verify_gres_gpus(verify_slurm_find(&s,
 	    "c001")->gres), 0);
+	/* GresUsed: a001 runs on its 4 GPUs, a002 (drained) on none */
+	ck_assert_int_eq(verify_slurm_find(&s, "a001")->gpus_used, 4);
+	ck_assert_int_eq(verify_slurm_find(&s, "a002")->gpus_used, 0);
 	verify_slurm_release(&s);
 	free(t);
 }
@@ -301,8 +304,19 @@ START_TEST(test_scontrol_slurm24)
 	n = verify_slurm_find(&s, "nb9");
 	ck_assert_int_eq(verify_gres_gpus(n->gres), 4);	/* 2 + 2 */
 	ck_assert_ptr_nonnull(verify_slurm_find(&s, "nb10"));
+	/* AllocTRES= empty: no GPU in use */
+	ck_assert_int_eq(verify_slurm_find(&s, "nb1")->gpus_used, 0);
 	verify_slurm_release(&s);
 	free(t);
+
+	/* gres/gpu= in AllocTRES (the fixture allocates none; written here
+	 * in the form Slurm 23+ prints, the typed count after the total) */
+	memset(&s, 0, sizeof s);
+	ck_assert_ok(verify_parse_scontrol(&s, "NodeName=g1 Gres=gpu:h100:8 "
+	    "State=MIXED AllocTRES=cpu=32,mem=256G,gres/gpu=3,"
+	    "gres/gpu:h100=3\n", &err), &err);
+	ck_assert_int_eq(verify_slurm_find(&s, "g1")->gpus_used, 3);
+	verify_slurm_release(&s);
 
 	memset(&s, 0, sizeof s);
 	ck_assert_int_ne(verify_parse_scontrol(&s, "No nodes in the system\n",
