@@ -591,6 +591,7 @@ cat_load_system(const struct schema_ctx *sc, const struct yml_node *v,
 				sl->low_profile = strcmp(sr.height, "low") == 0;
 				sl->half_length = strcmp(sr.length, "half") == 0;
 				sl->room = sr.room > 0 ? sr.room : 1;
+				sl->cpu = sr.cpu;
 			}
 		}
 		s->nslots = k;

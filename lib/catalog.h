@@ -91,6 +91,7 @@ struct cat_slot {
 	long		 low_profile;	/* only low-profile cards fit */
 	long		 half_length;	/* only half-length cards fit */
 	long		 room;		/* card widths before the next slot is blocked */
+	long		 cpu;		/* socket the slot hangs off; -1: unknown */
 };
 
 struct cat_psu_rating {

@@ -21,7 +21,14 @@
  *	three-phase PDU above 250 V.  A node in no rack with PDUs is checked
  *	at the highest rating.
  * rack, per rack: units (overlaps, range), depth, draw per feed (with more
- *	than one feed each feed alone must carry the rack), heat.
+ *	than one feed each feed alone must carry the rack), PSU inlets per
+ *	feed against the PDUs' C13/C19 outlets (when given), heat (with a
+ *	liquid_kw: the systems' heat_to_liquid_pct of their draw against it,
+ *	the rest against cooling_kw), weight against max_load_kg and, with a
+ *	footprint, per m2 against floor_kg_m2 (unknown weights count 0 and
+ *	make the row a warning at best).
+ * pcie per socket: where the catalog's slots name their socket (`cpu`),
+ *	the cards in each socket's slots against half of pcie_lanes_2s.
  * network: host ports per model (BMC ports do not count), a fast fabric
  *	(InfiniBand or >= 100 Gb/s) for every GPU node when there are two or
  *	more, switch ports against links per network, addresses inside their
@@ -1242,6 +1249,68 @@ check_pcie_lanes(struct check_ctx *c, const struct plan_hw *hw, long need,
 	}
 }
 
+/*
+ * Lanes per socket, where the catalog says which socket each slot hangs
+ * off (slot key `cpu`): the cards of one socket's slots against its own
+ * lanes (half of pcie_lanes_2s for two sockets, else pcie_lanes).  Cards
+ * behind one socket cross the inter-socket link to reach the other
+ * socket's memory and NICs, so a socket over its lanes is a failure even
+ * when the total fits.  Nothing when no slot names its socket.
+ */
+static void
+check_pcie_sockets(struct check_ctx *c, const struct plan_hw *hw,
+    const struct check_card *cards, const struct check_slot_use *u,
+    size_t nslots, struct prov_loc loc)
+{
+	const struct cat_cpu	*cpu = hw->cpu_cat;
+	struct row		*row;
+	long			 need[2] = { 0, 0 }, have = -1, s;
+	size_t			 i, known = 0, unknown = 0;
+
+	for (i = 0; i < nslots; i++) {
+		if (u[i].card < 0)
+			continue;
+		if (u[i].slot->cpu == 0 || u[i].slot->cpu == 1) {
+			need[u[i].slot->cpu] += cards[u[i].card].lanes;
+			known++;
+		} else
+			unknown++;
+	}
+	if (known == 0)
+		return;
+	if (cpu != NULL && hw->ncpus == 2 && cpu->pcie_lanes_2s > 0)
+		have = cpu->pcie_lanes_2s / 2;
+	else if (cpu != NULL && cpu->pcie_lanes > 0)
+		have = cpu->pcie_lanes;
+	for (s = 0; s < (hw->ncpus > 1 ? 2 : 1); s++) {
+		char	what[32];
+
+		snprintf(what, sizeof what, "lanes cpu%ld", s);
+		row = check_row(c, have < 0 ? ROW_WARN : need[s] > have ?
+		    ROW_FAIL : unknown > 0 ? ROW_WARN : ROW_OK, "pcie", what,
+		    loc);
+		row->subject = check_hw_subject(hw);
+		row->measured = xasprintf("%ld lanes", need[s]);
+		row->limit = have < 0 ? xstrdup("unknown") : xasprintf("%ld "
+		    "lanes (socket %ld of %s)", have, s, cpu->m.id);
+		if (have < 0)
+			row->hint = xasprintf("the CPU lanes of '%s' are "
+			    "unknown", hw->name);
+		else if (need[s] > have)
+			row->hint = xasprintf("the cards in socket %ld's slots "
+			    "want %ld lanes more than it has: they would share "
+			    "them behind a PCIe switch, or cross the socket link; "
+			    "fewer cards, or a chassis whose slots split evenly",
+			    s, need[s] - have);
+		else if (unknown > 0)
+			row->hint = xasprintf("%zu card%s in slots whose "
+			    "socket the catalog does not give", unknown,
+			    unknown == 1 ? "" : "s");
+		row->value = (double)need[s];
+		row->max = have < 0 ? NAN : (double)have;
+	}
+}
+
 static void
 check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 {
@@ -1314,6 +1383,7 @@ check_pcie_hw(struct check_ctx *c, const struct plan_hw *hw)
 		row->max = (double)nslots;
 		free(txt);
 		check_pcie_gen(c, hw, cards, u, nslots, loc);
+		check_pcie_sockets(c, hw, cards, u, nslots, loc);
 	}
 	if (ncards > 0)
 		check_pcie_lanes(c, hw, need, assumed, loc);
@@ -1650,6 +1720,18 @@ struct check_rack {
 	const char	*dunknown_model;
 	int		 dunknown_mixed;
 	size_t		 off;		/* into the unit map */
+	/* heat the liquid loop takes; systems whose share is unknown */
+	double		 liquid_w;
+	size_t		 lunknown;
+	const char	*lunknown_model;
+	/* equipment weight; chassis of unknown weight */
+	double		 weight_kg;
+	size_t		 wunknown;
+	const char	*wunknown_model;
+	/* PSU inlets per feed (A..D) needing C13 and C19 outlets */
+	long		 need13[4], need19[4];
+	size_t		 iunknown, nocord;
+	const char	*iunknown_model;
 };
 
 static long
@@ -1931,41 +2013,258 @@ check_rack_power(struct check_ctx *c, const struct plan_rack *r,
 	buf_release(&d);
 }
 
-/* heat: the draw in BTU/h against the rack's cooling_kw. */
+/* The rack's feeds in the order its PDUs name them (at most 4: A..D). */
+static size_t
+check_rack_feeds(const struct plan_rack *r, int feeds[4])
+{
+	size_t	i, j, n = 0;
+
+	for (i = 0; i < r->npdus; i++) {
+		int	f = r->pdus[i].feed[0] - 'A';
+
+		if (f < 0 || f > 3)
+			continue;
+		for (j = 0; j < n && feeds[j] != f; j++)
+			;
+		if (j == n && n < 4)
+			feeds[n++] = f;
+	}
+	return n;
+}
+
+/*
+ * One heat row: `w` watts in BTU/h against `kw` (the rack's key `key`),
+ * or a skip that asks for the key.  `fix` ends the hint of a failure.
+ */
+static void
+check_rack_heat_row(struct check_ctx *c, const struct plan_rack *r,
+    const char *what, double w, double kw, const char *key, int est,
+    const char *note, const char *fix)
+{
+	struct row		*row;
+	enum row_verdict	 sev;
+	double			 lim = kw * 1000;
+
+	if (isnan(kw)) {
+		row = check_row(c, ROW_SKIP, "rack", what, plan_loc(c->p,
+		    r->src, NULL));
+		row->subject = check_rack_subject(r);
+		row->measured = xasprintf("%s BTU/h (%s W)", check_int(w *
+		    CHECK_BTU_PER_W).s, check_num(w).s);
+		row->limit = xasprintf("%s not given", key);
+		row->hint = xasprintf("give the rack's %s to check it", key);
+		row->value = w * CHECK_BTU_PER_W;
+		return;
+	}
+	sev = check_grade(w, lim, est);
+	row = check_row(c, sev, "rack", what, plan_loc(c->p, r->src, key));
+	row->subject = check_rack_subject(r);
+	row->measured = xasprintf("%s BTU/h (%s W)", check_int(w *
+	    CHECK_BTU_PER_W).s, check_num(w).s);
+	row->limit = xasprintf("%s BTU/h (%s kW)", check_int(lim *
+	    CHECK_BTU_PER_W).s, check_num(kw).s);
+	row->hint = sev == ROW_FAIL ? xasprintf("short by %s BTU/h: %s",
+	    check_int((w - lim) * CHECK_BTU_PER_W).s, fix) : *note != '\0' ?
+	    xstrdup(note) : NULL;
+	row->value = w * CHECK_BTU_PER_W;
+	row->max = lim * CHECK_BTU_PER_W;
+}
+
+/*
+ * heat: the draw against the rack's cooling_kw.  A rack that gives
+ * liquid_kw (its CDU or loop) is checked in two: what the catalog says
+ * the systems send to liquid (heat_to_liquid_pct) against liquid_kw, the
+ * rest against cooling_kw, which then means air; a loop cannot take air
+ * heat, nor the room's air a loop's.  A rack declared `cooling: air`
+ * holding systems that need a loop fails.
+ */
 static void
 check_rack_heat(struct check_ctx *c, const struct plan_rack *r,
     const struct check_rack *a, const char *note)
 {
-	struct row		*row;
-	double			 draw = a->nodes_w + a->switch_w, lim;
-	enum row_verdict	 sev;
+	double		 draw = a->nodes_w + a->switch_w;
+	struct buf	 ln = BUF_INIT;
+	struct row	*row;
+	int		 est = a->est || a->switch_est;
 
-	if (isnan(r->cooling_kw)) {
-		row = check_row(c, ROW_SKIP, "rack", "heat", plan_loc(c->p,
-		    r->src, NULL));
+	buf_adds(&ln, note);
+	if ((a->liquid_w > 0 || a->lunknown > 0) && r->cooling != NULL &&
+	    strcmp(r->cooling, "air") == 0) {
+		row = check_row(c, ROW_FAIL, "rack", "cooling", plan_loc(c->p,
+		    r->src, "cooling"));
 		row->subject = check_rack_subject(r);
-		row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
-		    CHECK_BTU_PER_W).s, check_num(draw).s);
-		row->limit = xstrdup("cooling_kw not given");
-		row->hint = xstrdup("give the rack's cooling_kw to check it");
-		row->value = draw * CHECK_BTU_PER_W;
+		row->measured = a->liquid_w > 0 ? xasprintf("%s W to liquid",
+		    check_num(a->liquid_w).s) : xasprintf("'%s' (liquid)",
+		    a->lunknown_model);
+		row->limit = xstrdup("air");
+		row->hint = xstrdup("liquid-cooled systems in a rack without a "
+		    "loop: give it cooling: liquid and its liquid_kw, or move "
+		    "them");
+		row->value = a->liquid_w;
+	}
+	if (isnan(r->liquid_kw)) {
+		if (a->liquid_w > 0)
+			buf_addf(&ln, "%s%s W of it to liquid (catalog): give "
+			    "liquid_kw to check the loop and the air apart",
+			    ln.len ? "; " : "", check_num(a->liquid_w).s);
+		check_rack_heat_row(c, r, "heat", draw, r->cooling_kw,
+		    "cooling_kw", est, ln.buf, "more cooling, less load in "
+		    "this rack, or liquid cooling for the densest racks");
+		buf_release(&ln);
 		return;
 	}
-	lim = r->cooling_kw * 1000;
-	sev = check_grade(draw, lim, a->est || a->switch_est);
-	row = check_row(c, sev, "rack", "heat", plan_loc(c->p, r->src,
-	    "cooling_kw"));
+	if (a->lunknown > 0)
+		buf_addf(&ln, "%sthe share of heat '%s' sends to liquid is "
+		    "unknown: all of it counted to air (%zu)", ln.len ? "; " :
+		    "", a->lunknown_model, a->lunknown);
+	check_rack_heat_row(c, r, "heat to liquid", a->liquid_w, r->liquid_kw,
+	    "liquid_kw", est || a->lunknown > 0, ln.buf, "a larger CDU or "
+	    "fewer liquid-cooled systems in this rack");
+	check_rack_heat_row(c, r, "heat to air", draw - a->liquid_w,
+	    r->cooling_kw, "cooling_kw", est, ln.buf, "a liquid-cooled system "
+	    "still sends part of its heat to air (fans, PSUs, NICs): more air "
+	    "cooling or a rear-door exchanger");
+	buf_release(&ln);
+}
+
+/*
+ * weight: the chassis' weight against the rack's static load rating;
+ * with a footprint and a floor rating, the rack (its own weight_kg too)
+ * per square metre against the floor.  Only when the plan gives a rating.
+ */
+static void
+check_rack_weight(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a)
+{
+	struct row	*row;
+	struct buf	 note = BUF_INIT;
+	double		 total, load;
+
+	if (a->wunknown > 0)
+		buf_addf(&note, "weight of '%s' unknown: 0 kg counted (%zu)",
+		    a->wunknown_model, a->wunknown);
+	if (!isnan(r->max_load_kg)) {
+		row = check_row(c, check_grade(a->weight_kg, r->max_load_kg,
+		    a->wunknown > 0), "rack", "weight", plan_loc(c->p, r->src,
+		    "max_load_kg"));
+		row->subject = check_rack_subject(r);
+		row->measured = xasprintf("%s kg (%s)", check_num(a->weight_kg).s,
+		    check_pct(a->weight_kg, r->max_load_kg).s);
+		row->limit = xasprintf("%s kg static load",
+		    check_num(r->max_load_kg).s);
+		row->hint = a->weight_kg > r->max_load_kg ? xasprintf("over by "
+		    "%s kg: move chassis to another rack or use a rack rated "
+		    "for more", check_num(a->weight_kg - r->max_load_kg).s) :
+		    note.len > 0 ? xstrdup(note.buf) : NULL;
+		row->value = a->weight_kg;
+		row->max = r->max_load_kg;
+	}
+	if (isnan(r->footprint_m2) || isnan(r->floor_kg_m2))
+		goto out;
+	total = a->weight_kg + (isnan(r->weight_kg) ? 0 : r->weight_kg);
+	if (isnan(r->weight_kg))
+		buf_addf(&note, "%sthe empty rack's weight_kg not given: not "
+		    "counted", note.len ? "; " : "");
+	load = total / r->footprint_m2;
+	row = check_row(c, check_grade(load, r->floor_kg_m2, a->wunknown > 0 ||
+	    isnan(r->weight_kg)), "rack", "floor load", plan_loc(c->p, r->src,
+	    "floor_kg_m2"));
 	row->subject = check_rack_subject(r);
-	row->measured = xasprintf("%s BTU/h (%s W)", check_int(draw *
-	    CHECK_BTU_PER_W).s, check_num(draw).s);
-	row->limit = xasprintf("%s BTU/h (%s kW)", check_int(lim *
-	    CHECK_BTU_PER_W).s, check_num(r->cooling_kw).s);
-	row->hint = sev == ROW_FAIL ? xasprintf("short by %s BTU/h: more "
-	    "cooling, less load in this rack, or liquid cooling for the "
-	    "densest racks", check_int((draw - lim) * CHECK_BTU_PER_W).s) :
-	    *note != '\0' ? xstrdup(note) : NULL;
-	row->value = draw * CHECK_BTU_PER_W;
-	row->max = lim * CHECK_BTU_PER_W;
+	row->measured = xasprintf("%s kg/m2 (%s kg on %s m2)",
+	    check_num(load).s, check_num(total).s,
+	    check_fmt(r->footprint_m2, 2).s);
+	row->limit = xasprintf("%s kg/m2", check_num(r->floor_kg_m2).s);
+	row->hint = load > r->floor_kg_m2 ? xasprintf("the floor takes %s kg "
+	    "on this footprint: spread the load (a load-spreading plate, "
+	    "fewer chassis) or ask for a slab rated higher",
+	    check_num(r->floor_kg_m2 * r->footprint_m2).s) : note.len > 0 ?
+	    xstrdup(note.buf) : NULL;
+	row->value = load;
+	row->max = r->floor_kg_m2;
+out:
+	buf_release(&note);
+}
+
+/*
+ * outlets, per feed, when the rack's PDUs give their outlets (c13, c19):
+ * the PSU inlets on that feed against the outlets of its PDUs.  A C20 or
+ * C22 inlet needs a C19 outlet; a C14 or C16 one a C13, or a spare C19
+ * through a C20-to-C13 cord (a warning: it works, the cords are special).
+ */
+static void
+check_rack_outlets(struct check_ctx *c, const struct plan_rack *r,
+    const struct check_rack *a)
+{
+	int		 feeds[4];
+	size_t		 nf = check_rack_feeds(r, feeds), i, k;
+	int		 given = 0;
+
+	for (i = 0; i < r->npdus; i++)
+		given |= r->pdus[i].c13 >= 0 || r->pdus[i].c19 >= 0;
+	if (!given)
+		return;
+	for (k = 0; k < nf; k++) {
+		int			 f = feeds[k];
+		long			 h13 = 0, h19 = 0, spare, n13, n19;
+		size_t			 npdu = 0;
+		enum row_verdict	 sev = ROW_OK;
+		struct buf		 lim = BUF_INIT, h = BUF_INIT;
+		struct row		*row;
+
+		for (i = 0; i < r->npdus; i++) {
+			const struct plan_pdu	*pd = &r->pdus[i];
+
+			if (pd->feed[0] - 'A' != f)
+				continue;
+			h13 += pd->c13 > 0 ? pd->c13 : 0;
+			h19 += pd->c19 > 0 ? pd->c19 : 0;
+			buf_addf(&lim, "%s%ld C13 + %ld C19", npdu ? ", " : "",
+			    pd->c13 > 0 ? pd->c13 : 0, pd->c19 > 0 ? pd->c19 :
+			    0);
+			npdu++;
+		}
+		n13 = a->need13[f];
+		n19 = a->need19[f];
+		spare = h19 > n19 ? h19 - n19 : 0;
+		if (n19 > h19) {
+			sev = ROW_FAIL;
+			buf_addf(&h, "%ld C20/C22 inlet%s without a C19 outlet "
+			    "(a C13 outlet cannot feed a 16 A supply)",
+			    n19 - h19, n19 - h19 == 1 ? "" : "s");
+		}
+		if (n13 > h13 + spare) {
+			sev = ROW_FAIL;
+			buf_addf(&h, "%s%ld C14/C16 inlet%s without an outlet",
+			    h.len ? "; " : "", n13 - h13 - spare,
+			    n13 - h13 - spare == 1 ? "" : "s");
+		} else if (n13 > h13) {
+			sev = sev == ROW_FAIL ? sev : ROW_WARN;
+			buf_addf(&h, "%s%ld C14/C16 inlet%s on C19 outlets: "
+			    "C20-to-C13 cords", h.len ? "; " : "", n13 - h13,
+			    n13 - h13 == 1 ? "" : "s");
+		}
+		if (a->iunknown > 0) {
+			sev = sev == ROW_FAIL ? sev : ROW_WARN;
+			buf_addf(&h, "%sPSU count or inlet of '%s' unknown: "
+			    "not counted (%zu)", h.len ? "; " : "",
+			    a->iunknown_model, a->iunknown);
+		}
+		if (a->nocord > 0)
+			buf_addf(&h, "%s%zu chassis on a busbar or hard-wired",
+			    h.len ? "; " : "", a->nocord);
+		row = check_row(c, sev, "rack", "outlets", plan_loc(c->p,
+		    r->src, "pdus"));
+		row->subject = xasprintf("rack '%s' feed %c", r->name, 'A' + f);
+		row->measured = xasprintf("%ld C13, %ld C19", n13, n19);
+		row->limit = npdu == 1 ? xasprintf("%ld C13, %ld C19 (1 PDU)",
+		    h13, h19) : xasprintf("%ld C13, %ld C19 (%zu PDUs: %s)",
+		    h13, h19, npdu, lim.buf);
+		row->hint = h.len > 0 ? buf_detach(&h, NULL) : NULL;
+		row->value = (double)(n13 + n19);
+		row->max = (double)(h13 + h19);
+		buf_release(&h);
+		buf_release(&lim);
+	}
 }
 
 /* A rack's rows: units, then (when it holds anything) depth, power, heat. */
@@ -1982,7 +2281,9 @@ check_rack_rows(struct check_ctx *c, const struct plan_rack *r,
 	check_rack_depth(c, r, a);
 	check_rack_basis(&note, a);
 	check_rack_power(c, r, a, note.len > 0 ? note.buf : "");
+	check_rack_outlets(c, r, a);
 	check_rack_heat(c, r, a, note.len > 0 ? note.buf : "");
+	check_rack_weight(c, r, a);
 	buf_release(&note);
 }
 
@@ -1999,6 +2300,81 @@ check_rack_deep(struct check_rack *a, double depth_mm, const char *model)
 		a->dunknown_model = model;
 	else if (strcmp(a->dunknown_model, model) != 0)
 		a->dunknown_mixed = 1;
+}
+
+/*
+ * A chassis's weight, heat to liquid and PSU inlets into its rack's
+ * tally.  Its PSUs spread over the rack's feeds in turn (two feeds:
+ * half on each, as N+N wants).  A C14 or C16 inlet takes a C13 outlet
+ * (a C16 through a C14-to-C15 cord), a C20 or C22 one a C19 outlet; a
+ * busbar or hard-wired supply takes none.
+ */
+static void
+check_rack_chassis(struct check_rack *a, const struct plan_rack *r,
+    const char *model, double draw, const char *cooling, double liquid_pct,
+    double weight_kg, long psus, const char *inlet)
+{
+	int	feeds[4];
+	size_t	nf = check_rack_feeds(r, feeds);
+	long	j;
+
+	if (cooling != NULL && strcmp(cooling, "liquid") == 0 &&
+	    isnan(liquid_pct)) {
+		if (a->lunknown++ == 0)
+			a->lunknown_model = model;
+	} else if (!isnan(liquid_pct))
+		a->liquid_w += draw * liquid_pct / 100.0;
+	if (!isnan(weight_kg))
+		a->weight_kg += weight_kg;
+	else if (a->wunknown++ == 0)
+		a->wunknown_model = model;
+	if (inlet != NULL && (strcmp(inlet, "busbar") == 0 ||
+	    strcmp(inlet, "hardwired") == 0)) {
+		a->nocord++;
+		return;
+	}
+	if (inlet == NULL || psus < 0 || nf == 0) {
+		if (a->iunknown++ == 0)
+			a->iunknown_model = model;
+		return;
+	}
+	for (j = 0; j < psus; j++) {
+		int	f = feeds[(size_t)j % nf];
+
+		if (strcmp(inlet, "C20") == 0 || strcmp(inlet, "C22") == 0)
+			a->need19[f]++;
+		else
+			a->need13[f]++;
+	}
+}
+
+/*
+ * A node's chassis into its rack's tally: an air-cooled system's heat
+ * all goes to air; a liquid-cooled one's share is its catalog
+ * heat_to_liquid_pct (unknown: counted apart).  PSUs: the plan's count,
+ * else the system's.
+ */
+static void
+check_racks_node_chassis(struct check_ctx *c, struct check_rack *a,
+    const struct plan_node *nd)
+{
+	const struct plan_hw	*hw = nd->hw;
+	const struct cat_system	*sys = hw != NULL ? hw->sys : NULL;
+	double			 pct = NAN;
+	long			 psus = -1;
+	int			 liquid;
+
+	if (sys == NULL) {
+		check_rack_chassis(a, nd->rackp, "(no hardware)", 0, NULL, 0,
+		    NAN, -1, NULL);
+		return;
+	}
+	liquid = sys->cooling != NULL && strcmp(sys->cooling, "liquid") == 0;
+	pct = liquid || !isnan(sys->heat_to_liquid_pct) ?
+	    sys->heat_to_liquid_pct : 0;
+	psus = hw->psu.count >= 0 ? hw->psu.count : sys->psu_count;
+	check_rack_chassis(a, nd->rackp, sys->m.id, c->hw[hw - c->p->hw].draw,
+	    sys->cooling, pct, sys->weight_kg, psus, sys->psu_inlet);
 }
 
 /* Node i into its rack's tally and units (occ), or a row why not. */
@@ -2030,6 +2406,7 @@ check_racks_node(struct check_ctx *c, struct check_rack *ra, long *occ,
 	}
 	if (sys != NULL)
 		check_rack_deep(a, sys->depth_mm, sys->m.id);
+	check_racks_node_chassis(c, a, nd);
 	if (nd->u <= 0) {
 		a->unplaced++;
 		return;
@@ -2081,6 +2458,11 @@ check_racks_switch(struct check_ctx *c, struct check_rack *ra, long *occ,
 	}
 	check_rack_deep(a, s->cat != NULL ? s->cat->depth_mm : NAN,
 	    s->cat != NULL ? s->cat->m.id : s->model);
+	/* switches are air-cooled in the catalog */
+	check_rack_chassis(a, r, s->cat != NULL ? s->cat->m.id : s->model,
+	    0, NULL, 0, s->cat != NULL ? s->cat->weight_kg : NAN,
+	    s->cat != NULL ? s->cat->psu_count : -1, s->cat != NULL ?
+	    s->cat->psu_inlet : NULL);
 	if (s->u <= 0) {
 		a->unplaced++;
 		return;

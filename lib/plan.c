@@ -10,8 +10,10 @@
  *		     gpus: {model, count}, nics: [ {model, count, network} ],
  *		     drives: [ {kind, count, tb} ], psu: {count, watts,
  *		     redundancy}, mig: [PROFILE, ...] } }
- *	racks:     { RACK: { units, depth_mm, cooling_kw, cooling,
- *		     pdus: [ {volts, amps, phases, feed, derate} ] } }
+ *	racks:     { RACK: { units, depth_mm, cooling_kw, cooling, liquid_kw,
+ *		     max_load_kg, weight_kg, footprint_m2, floor_kg_m2,
+ *		     pdus: [ {volts, amps, phases, feed, derate, c13,
+ *		     c19} ] } }
  *	networks:  { NET: { cidr, kind, gbps, role } }
  *	switches:  { NAME: { model, network, rack, u } }
  *	ssh:       { user, identity, known_hosts, host_keys, jump, forks,
@@ -165,6 +167,7 @@ struct plan_pdu_raw {
 	double		 volts, amps, derate;
 	long		 phases;
 	const char	*feed;
+	long		 c13, c19;
 };
 
 static const struct schema_field plan_pdu_fields[] = {
@@ -173,6 +176,9 @@ static const struct schema_field plan_pdu_fields[] = {
 	FR("phases", SCHEMA_INT, struct plan_pdu_raw, phases, 0, 1, 3),
 	FE("feed", struct plan_pdu_raw, feed, 0, plan_feeds),
 	FR("derate", SCHEMA_NUM, struct plan_pdu_raw, derate, 0, 0.1, 1),
+	/* outlets, for check's PSU inlet count (C14/C16 cords, C20/C22) */
+	FR("c13", SCHEMA_INT, struct plan_pdu_raw, c13, 0, 0, 1000),
+	FR("c19", SCHEMA_INT, struct plan_pdu_raw, c19, 0, 0, 1000),
 	FEND
 };
 
@@ -181,6 +187,8 @@ struct plan_rack_raw {
 	double			 depth_mm, cooling_kw;
 	const char		*cooling;
 	const struct yml_node	*pdus;
+	double			 liquid_kw, max_load_kg, weight_kg;
+	double			 footprint_m2, floor_kg_m2;
 };
 
 static const struct schema_field plan_rack_fields[] = {
@@ -189,6 +197,12 @@ static const struct schema_field plan_rack_fields[] = {
 	FR("cooling_kw", SCHEMA_NUM, struct plan_rack_raw, cooling_kw, 0, 0, 10000),
 	FE("cooling", struct plan_rack_raw, cooling, 0, plan_coolings),
 	FN("pdus", struct plan_rack_raw, pdus, SCHEMA_LIST, plan_pdu_fields),
+	/* liquid cooling, weight and floor load (check's rack rows) */
+	FR("liquid_kw", SCHEMA_NUM, struct plan_rack_raw, liquid_kw, 0, 0, 10000),
+	FR("max_load_kg", SCHEMA_NUM, struct plan_rack_raw, max_load_kg, 0, 1, 100000),
+	FR("weight_kg", SCHEMA_NUM, struct plan_rack_raw, weight_kg, 0, 0, 10000),
+	FR("footprint_m2", SCHEMA_NUM, struct plan_rack_raw, footprint_m2, 0, 0.01, 100),
+	FR("floor_kg_m2", SCHEMA_NUM, struct plan_rack_raw, floor_kg_m2, 0, 1, 100000),
 	FEND
 };
 
@@ -576,7 +590,8 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
     const struct yml_node *v, size_t i)
 {
 	struct plan_rack	*r = &ld->p->racks[i];
-	struct plan_rack_raw	 raw = { 0, NAN, NAN, NULL, NULL };
+	struct plan_rack_raw	 raw = { 0, NAN, NAN, NULL, NULL, NAN, NAN, NAN,
+				    NAN, NAN };
 	size_t			 j;
 
 	r->name = k->u.s;
@@ -586,6 +601,11 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
 	r->depth_mm = raw.depth_mm;
 	r->cooling_kw = raw.cooling_kw;
 	r->cooling = raw.cooling;
+	r->liquid_kw = raw.liquid_kw;
+	r->max_load_kg = raw.max_load_kg;
+	r->weight_kg = raw.weight_kg;
+	r->footprint_m2 = raw.footprint_m2;
+	r->floor_kg_m2 = raw.floor_kg_m2;
 	if (raw.pdus != NULL) {
 		if (raw.pdus->kind != YML_SEQ) {
 			schema_type_error(&ld->sc, raw.pdus, "pdus", "a list");
@@ -593,7 +613,8 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
 			r->pdus = xcalloc(raw.pdus->n, sizeof *r->pdus);
 			r->npdus = raw.pdus->n;
 			for (j = 0; j < raw.pdus->n; j++) {
-				struct plan_pdu_raw pr = { 0, 0, 0.8, 1, "A" };
+				struct plan_pdu_raw pr = { 0, 0, 0.8, 1, "A", -1,
+				    -1 };
 				struct plan_pdu	*pd = &r->pdus[j];
 
 				(void)schema_bind(&ld->sc, raw.pdus->u.items[j],
@@ -602,6 +623,8 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
 				pd->amps = pr.amps;
 				pd->phases = (int)pr.phases;
 				pd->derate = pr.derate;
+				pd->c13 = pr.c13;
+				pd->c19 = pr.c19;
 				snprintf(pd->feed, sizeof pd->feed, "%s",
 				    pr.feed);
 				pd->src = raw.pdus->u.items[j];

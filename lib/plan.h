@@ -95,6 +95,7 @@ struct plan_pdu {
 	int			 phases;
 	char			 feed[8];	/* "A", "B" */
 	double			 derate;	/* 0.8 by default */
+	long			 c13, c19;	/* outlets; -1: not given */
 	const struct yml_node	*src;
 };
 
@@ -104,6 +105,10 @@ struct plan_rack {
 	double			 depth_mm;
 	double			 cooling_kw;	/* NAN: not given */
 	const char		*cooling;	/* air liquid; NULL: air */
+	double			 liquid_kw;	/* CDU capacity; NAN: not given */
+	double			 max_load_kg;	/* static load rating; NAN */
+	double			 weight_kg;	/* the empty rack; NAN */
+	double			 footprint_m2, floor_kg_m2;	/* NAN */
 	struct plan_pdu		*pdus;
 	size_t			 npdus;
 	const struct yml_node	*src;
