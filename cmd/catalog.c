@@ -1,22 +1,47 @@
 /*
  * catalog.c: `provision catalog [KIND] [ID]`: what the hardware catalog
  * knows, so a user can pick part ids for a plan (and model presets for
- * `estimate`) and see where each number comes from.
+ * `estimate`) and see where each number comes from; `catalog learn`
+ * drafts an entry for a machine the catalog does not know.
+ *
+ *	provision catalog learn --local [--id ID] [-o FILE]
+ *	provision catalog learn --read FILE... [--id ID] [-o FILE]
  */
 #include "compat.h"
 
 #include <math.h>
 
+#include <ctype.h>
+#include <errno.h>
+
 #include "catalog.h"
 #include "cmd.h"
+#include "facts.h"
+#include "fs.h"
+#include "hw.h"
+#include "learn.h"
+#include "str.h"
 
 struct catalog_opts {
-	int	validate;
+	int		 validate;
+	int		 local;
+	struct strvec	 read;
+	const char	*id;
+	const char	*output;
 };
 
 static const struct opt_spec catalog_opts_spec[] = {
 	{ "validate", 0, OPT_BOOL, offsetof(struct catalog_opts, validate), NULL,
 	  "check sources and cross-references of every entry" },
+	{ "local", 0, OPT_BOOL, offsetof(struct catalog_opts, local), NULL,
+	  "learn: read this machine (libpci, /proc, /sys, dmidecode)" },
+	{ "read", 0, OPT_LIST, offsetof(struct catalog_opts, read), "FILE",
+	  "learn: read saved outputs (dmidecode, lspci, nvidia-smi, lscpu, "
+	  "...) instead; repeatable" },
+	{ "id", 0, OPT_STR, offsetof(struct catalog_opts, id), "ID",
+	  "learn: the draft entry's id (default: from the model, or the host)" },
+	{ "output", 'o', OPT_STR, offsetof(struct catalog_opts, output), "FILE",
+	  "learn: write the draft to FILE (default: standard output)" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -24,7 +49,8 @@ static int cmd_catalog_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_catalog_entry = {
 	.name = "catalog",
-	.usage = "[--validate] [gpu|nic|cpu|system|switch|model] [ID]",
+	.usage = "[--validate] [gpu|nic|cpu|system|switch|model] [ID] | learn "
+	    "(--local | --read FILE...) [--id ID] [-o FILE]",
 	.summary = "list the hardware catalog and model presets (profiles/ "
 	    "plus --profiles dirs)",
 	.opts = catalog_opts_spec,
@@ -251,6 +277,129 @@ cmd_catalog_fields(struct cmd_ctx *ctx, const struct catalog *c,
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* learn */
+
+/* An id from the model name or host: lower case, [a-z0-9-], at most 40. */
+static char *
+cmd_catalog_learn_id(const struct learn *l, const struct facts *f)
+{
+	const char	*s = l->product != NULL ? l->product : f->node != NULL ?
+			    f->node : "this-machine";
+	struct buf	 b = BUF_INIT;
+
+	if (l->product == NULL)
+		buf_adds(&b, "local-");
+	for (; *s != '\0' && b.len < 40; s++) {
+		if (isalnum((unsigned char)*s))
+			buf_addch(&b, (char)tolower((unsigned char)*s));
+		else if (b.len > 0 && b.buf[b.len - 1] != '-')
+			buf_addch(&b, '-');
+	}
+	while (b.len > 0 && b.buf[b.len - 1] == '-')
+		buf_setlen(&b, b.len - 1);
+	if (b.len == 0)
+		buf_adds(&b, "this-machine");
+	return buf_detach(&b, NULL);
+}
+
+/* --read: dmidecode output to learn, every other output to the facts. */
+static int
+cmd_catalog_learn_read(struct cmd_ctx *ctx, const struct catalog_opts *o,
+    struct learn *l, struct facts *f)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct buf	 b = BUF_INIT;
+	const char	*kind;
+	size_t		 i;
+	int		 r = -1;
+
+	for (i = 0; i < o->read.n; i++) {
+		buf_reset(&b);
+		if (buf_read_file(&b, o->read.v[i]) != 0) {
+			cmd_errorf(ctx, "%s: %s", o->read.v[i],
+			    strerror(errno));
+			goto out;
+		}
+		if (b.len > 0 && strstr(b.buf, "DMI type ") != NULL) {
+			if (learn_parse_dmi(l, b.buf, &err) != 0) {
+				cmd_error(ctx, &err);
+				goto out;
+			}
+		} else if (facts_parse_any(f, o->read.v[i], b.len ? b.buf : "",
+		    &kind, &err) != 0) {
+			cmd_error(ctx, &err);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	prov_err_release(&err);
+	buf_release(&b);
+	return r;
+}
+
+static int
+cmd_catalog_learn(struct cmd_ctx *ctx, const struct catalog_opts *o,
+    const struct catalog *c, int argc)
+{
+	struct hw_opts	 ho = HW_OPTS_INIT;
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+	struct facts	*f = NULL;
+	struct buf	 b = BUF_INIT;
+	char		*id = NULL;
+	int		 r = PROV_EXIT_USAGE;
+
+	learn_init(&l);
+	if (argc > 1 || o->local == (o->read.n > 0)) {
+		r = cmd_usage_error(ctx, &cmd_catalog_entry, "learn takes "
+		    "--local or --read FILE..., and no argument");
+		goto out;
+	}
+	if (o->local) {
+		if (hw_gather(&f, c, &ho, &err) != 0) {
+			cmd_error(ctx, &err);
+			r = PROV_EXIT_FAIL;
+			goto out;
+		}
+		learn_local(&l);
+	} else {
+		f = facts_new();
+		if (cmd_catalog_learn_read(ctx, o, &l, f) != 0)
+			goto out;
+		if (hw_pci_names(&f, 1, &ho, &err) != 0)
+			facts_note(f, "%s", err.msg);
+		facts_finish(f, c);
+	}
+	id = o->id != NULL ? xstrdup(o->id) : cmd_catalog_learn_id(&l, f);
+	if (!str_is_safe_word(id)) {
+		r = cmd_usage_error(ctx, &cmd_catalog_entry, "'%s' is not an "
+		    "id (letters, digits, '-', '_', '.')", id);
+		goto out;
+	}
+	learn_draft(&b, &l, f, c, id);
+	if (o->output == NULL)
+		fwrite(b.buf, 1, b.len, ctx->out);
+	else if (buf_write_file_atomic(o->output, b.buf, b.len, 0644) != 0) {
+		cmd_errorf(ctx, "cannot write %s: %s", o->output,
+		    strerror(errno));
+		r = PROV_EXIT_FAIL;
+		goto out;
+	} else
+		fprintf(ctx->out, "draft of '%s' written to %s: fill in each "
+		    "UNKNOWN, then give its dir to --profiles\n", id,
+		    o->output);
+	r = PROV_EXIT_OK;
+out:
+	free(id);
+	buf_release(&b);
+	facts_free(f);
+	learn_release(&l);
+	prov_err_release(&err);
+	return r;
+}
+
 static int
 cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
@@ -266,6 +415,15 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	for (i = 0; i < ctx->profiles.n; i++)
 		if (catalog_load_dir(c, ctx->profiles.v[i], &errs) != 0)
 			goto fail;
+	if (argc > 0 && strcmp(argv[0], "learn") == 0) {
+		r = cmd_catalog_learn(ctx, o, c, argc);
+		goto out;
+	}
+	if (o->local || o->read.n > 0 || o->id != NULL || o->output != NULL) {
+		r = cmd_usage_error(ctx, &cmd_catalog_entry, "--local, --read, "
+		    "--id and -o belong to 'catalog learn'");
+		goto out;
+	}
 	if (o->validate) {
 		if (catalog_validate(c, &errs) != 0) {
 			cmd_print_errs(ctx, &errs);

@@ -1,0 +1,216 @@
+/*
+ * test_learn.c: `catalog learn`'s readers on recorded dmidecode output
+ * (tests/fixtures/facts/, with .source files), and its draft loaded back
+ * by the catalog loader: what was read is there, what was not is null
+ * and listed as unknown.
+ */
+#include "compat.h"
+
+#include <math.h>
+
+#include "buf.h"
+#include "catalog.h"
+#include "facts.h"
+#include "learn.h"
+#include "str.h"
+#include "test.h"
+
+static char *
+fixture(const char *name)
+{
+	struct buf	 b = BUF_INIT;
+	char		*rel = xasprintf("tests/fixtures/facts/%s", name);
+	char		*path = test_path(rel);
+
+	if (buf_read_file(&b, path) != 0)
+		ck_abort_msg("cannot read fixture %s: %s", path,
+		    strerror(errno));
+	free(rel);
+	free(path);
+	return buf_detach(&b, NULL);
+}
+
+static struct catalog *
+load_catalog(void)
+{
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct catalog		*c = catalog_new();
+	char			*dir = test_path("profiles");
+
+	ck_assert_int_eq(catalog_load_dir(c, dir, &errs), 0);
+	prov_errs_release(&errs);
+	free(dir);
+	return c;
+}
+
+/* The Grace server's SMBIOS: three PCIe slots, the M.2 sockets left out. */
+START_TEST(test_dmi_grace)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+	char		*t = fixture("dmidecode-grace-slots.txt");
+
+	learn_init(&l);
+	ck_assert_ok(learn_parse_dmi(&l, t, &err), &err);
+	ck_assert_uint_eq(l.nslots, 3);
+	ck_assert_str_eq(l.slots[0].name, "PCIe Slot 1");
+	ck_assert_str_eq(l.slots[1].bus, "0002:01:00.0");
+	ck_assert_str_eq(l.slots[2].name, "PCIe Slot 3");
+	ck_assert_int_eq(l.slots[2].lanes, 16);
+	ck_assert_int_eq(l.slots[2].mech, 16);
+	ck_assert_int_eq(l.slots[2].gen, 5);
+	ck_assert_int_eq(l.slots[2].full_length, 1);
+	ck_assert_int_eq(l.slots[2].full_height, 1);
+	/* no type 1 record; the base board's "Not Specified" is no name */
+	ck_assert_ptr_null(l.vendor);
+	ck_assert_ptr_null(l.product);
+	ck_assert_str_eq(l.slots_from, "dmidecode");
+	learn_release(&l);
+	free(t);
+}
+END_TEST
+
+/*
+ * dmidecode 3.5's layout (width apart, "Low-profile") and a type 1
+ * record; written here in its documented form, no recorded output with
+ * both was found.
+ */
+START_TEST(test_dmi_forms)
+{
+	static const char	text[] =
+	    "Handle 0x0001, DMI type 1, 27 bytes\n"
+	    "System Information\n"
+	    "\tManufacturer: Dell Inc.\n"
+	    "\tProduct Name: PowerEdge XE9680\n"
+	    "\n"
+	    "Handle 0x0902, DMI type 9, 24 bytes\n"
+	    "System Slot Information\n"
+	    "\tDesignation: Slot 31\n"
+	    "\tType: PCI Express 5 x16\n"
+	    "\tData Bus Width: x8\n"
+	    "\tCurrent Usage: Available\n"
+	    "\tLength: Short\n"
+	    "\tBus Address: 0000:3b:00.0\n"
+	    "\tHeight: Low-profile\n";
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+
+	learn_init(&l);
+	ck_assert_ok(learn_parse_dmi(&l, text, &err), &err);
+	ck_assert_str_eq(l.vendor, "Dell Inc.");
+	ck_assert_str_eq(l.product, "PowerEdge XE9680");
+	ck_assert_uint_eq(l.nslots, 1);
+	ck_assert_int_eq(l.slots[0].lanes, 8);
+	ck_assert_int_eq(l.slots[0].mech, 16);
+	ck_assert_int_eq(l.slots[0].gen, 5);
+	ck_assert_int_eq(l.slots[0].full_length, 0);
+	ck_assert_int_eq(l.slots[0].full_height, 0);
+	learn_release(&l);
+	/* not dmidecode's */
+	learn_init(&l);
+	ck_assert_int_ne(learn_parse_dmi(&l, "MemTotal: 1 kB\n", &err), 0);
+	ck_assert_int_eq(err.code, PROV_E_PARSE);
+	prov_err_release(&err);
+	learn_release(&l);
+}
+END_TEST
+
+START_TEST(test_sysfs_slots)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+
+	learn_init(&l);
+	ck_assert_ok(learn_parse_sysfs_slots(&l, "1\t0000:17:00\t32.0 GT/s "
+	    "PCIe\n2\t0000:65:00\t16.0 GT/s PCIe\n", &err), &err);
+	ck_assert_uint_eq(l.nslots, 2);
+	ck_assert_str_eq(l.slots[0].bus, "0000:17:00.0");
+	ck_assert_int_eq(l.slots[0].gen, 5);
+	ck_assert_int_eq(l.slots[1].gen, 4);
+	ck_assert_int_eq(l.slots[1].lanes, -1);
+	ck_assert_int_ne(learn_parse_sysfs_slots(&l, "1 0000:17:00\n", &err),
+	    0);
+	prov_err_release(&err);
+	learn_release(&l);
+}
+END_TEST
+
+/*
+ * The draft loads: slots with the socket of their device's NUMA node on
+ * a two-socket machine with one node a socket; sysfs slots (no widths)
+ * leave `slots` null and unknown.
+ */
+START_TEST(test_draft_loads)
+{
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct catalog		*cat = load_catalog();
+	struct facts		*f = facts_new();
+	struct learn		 l;
+	struct buf		 b = BUF_INIT;
+	const struct cat_system	*s;
+	char			*t = fixture("dmidecode-grace-slots.txt");
+
+	f->cpu_sockets = 2;
+	f->cpu_model = xstrdup("AMD EPYC 7763 64-Core Processor");
+	facts_pci_get(f, "0000:01:00.0")->numa_node = 0;
+	facts_pci_get(f, "0002:01:00.0")->numa_node = 1;
+	facts_pci_get(f, "0006:01:00.0")->numa_node = 1;
+	learn_init(&l);
+	ck_assert_ok(learn_parse_dmi(&l, t, &err), &err);
+	learn_draft(&b, &l, f, cat, "learned-one");
+	ck_assert_int_eq(catalog_load_buf(cat, "draft.yaml", b.buf, b.len,
+	    &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	s = catalog_system(cat, "learned-one");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->cpu_sockets, 2);
+	ck_assert_uint_eq(s->nslots, 3);
+	ck_assert_int_eq(s->slots[0].cpu, 0);
+	ck_assert_int_eq(s->slots[2].cpu, 1);
+	ck_assert_int_eq(s->slots[2].lanes, 16);
+	ck_assert(isnan(s->depth_mm));
+	ck_assert(s->rack_units < 0);
+	ck_assert_int_ge(strvec_find(&s->m.unknown, "rack_units"), 0);
+	ck_assert_int_ge(strvec_find(&s->m.unknown, "psu"), 0);
+	ck_assert_int_ge(strvec_find(&s->m.unconfirmed, "slots"), 0);
+	ck_assert_ptr_nonnull(strstr(b.buf, "UNKNOWN"));
+	learn_release(&l);
+
+	/* sysfs only: no widths, so no slot list */
+	learn_init(&l);
+	buf_reset(&b);
+	ck_assert_ok(learn_parse_sysfs_slots(&l, "1\t0000:17:00\t32.0 GT/s "
+	    "PCIe\n", &err), &err);
+	learn_draft(&b, &l, f, cat, "learned-two");
+	ck_assert_int_eq(catalog_load_buf(cat, "draft2.yaml", b.buf, b.len,
+	    &errs), 0);
+	s = catalog_system(cat, "learned-two");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->nslots, 0);
+	ck_assert_int_ge(strvec_find(&s->m.unknown, "slots"), 0);
+	ck_assert_ptr_nonnull(strstr(b.buf, "#   1 at 0000:17:00.0, gen 5"));
+	learn_release(&l);
+	prov_errs_release(&errs);
+	buf_release(&b);
+	facts_free(f);
+	catalog_free(cat);
+	free(t);
+}
+END_TEST
+
+static Suite *
+learn_suite(void)
+{
+	Suite	*s = suite_create("learn");
+	TCase	*tc = tcase_create("learn");
+
+	tcase_add_test(tc, test_dmi_grace);
+	tcase_add_test(tc, test_dmi_forms);
+	tcase_add_test(tc, test_sysfs_slots);
+	tcase_add_test(tc, test_draft_loads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(learn_suite)
