@@ -113,6 +113,36 @@ facts_cmp_os(struct rows *out, const struct plan *p, const char *node,
 	free(got);
 }
 
+/*
+ * GPUs counted on the PCI bus (no nvidia-smi) from a list that cannot
+ * say how many there are: a saved lspci cut by grep or -d, or devices
+ * whose ids stayed unknown.  A skip row that says so, and 1; else 0.
+ */
+static int
+facts_cmp_gpus_unsure(struct rows *out, const char *node, const char *w,
+    size_t have, long want, const struct facts *f)
+{
+	size_t	unsure = facts_pci_unsure(f);
+	char	got[48];
+
+	if ((have > 0 && (f->gpus[0].source == NULL ||
+	    strcmp(f->gpus[0].source, "pci") != 0)) || (long)have == want)
+		return 0;
+	snprintf(got, sizeof got, "%zu or more (PCI bus)", have);
+	if (f->pci_partial && (long)have < want)
+		rows_addf(out, ROW_SKIP, node, "gpu count", w, got, "the PCI "
+		    "list is filtered (no host bridge in it, as after grep or "
+		    "lspci -d): give the whole lspci or nvidia-smi");
+	else if (unsure > 0)
+		rows_addf(out, ROW_SKIP, node, "gpu count", w, got, "%zu PCI "
+		    "device%s without vendor and device ids (plain lspci whose "
+		    "names pci.ids does not know) may be GPUs: give `lspci -nn` "
+		    "or nvidia-smi output", unsure, unsure == 1 ? "" : "s");
+	else
+		return 0;
+	return 1;
+}
+
 static void
 facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
     const char *node, const struct facts *f)
@@ -132,29 +162,8 @@ facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
 		    "neither the PCI device list nor nvidia-smi was gathered");
 		return;
 	}
-	/* GPUs counted on a bus whose ids are partly unknown: not a count */
-	if ((have == 0 || (f->gpus[0].source != NULL &&
-	    strcmp(f->gpus[0].source, "pci") == 0)) && (long)have < want &&
-	    f->pci_partial) {
-		buf_addf(&got, "%zu or more (PCI bus)", have);
-		rows_addf(out, ROW_SKIP, node, "gpu count", w, got.buf,
-		    "the PCI list is filtered (no host bridge in it, as after "
-		    "grep or lspci -d): give the whole lspci or nvidia-smi");
-		buf_release(&got);
+	if (facts_cmp_gpus_unsure(out, node, w, have, want, f))
 		return;
-	}
-	if ((have == 0 || (f->gpus[0].source != NULL &&
-	    strcmp(f->gpus[0].source, "pci") == 0)) && (long)have != want &&
-	    facts_pci_unsure(f) > 0) {
-		buf_addf(&got, "%zu or more (PCI bus)", have);
-		rows_addf(out, ROW_SKIP, node, "gpu count", w, got.buf,
-		    "%zu PCI device%s without vendor and device ids (plain lspci "
-		    "whose names pci.ids does not know) may be GPUs: give "
-		    "`lspci -nn` or nvidia-smi output", facts_pci_unsure(f),
-		    facts_pci_unsure(f) == 1 ? "" : "s");
-		buf_release(&got);
-		return;
-	}
 	src = have > 0 && f->gpus[0].source != NULL &&
 	    strcmp(f->gpus[0].source, "pci") == 0 ?
 	    " (PCI bus; no nvidia-smi)" : have > 0 ? " (nvidia-smi)" : "";
