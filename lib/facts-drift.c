@@ -249,6 +249,45 @@ facts_cmp_gpus(struct rows *out, const struct plan_hw *hw,
 }
 
 /*
+ * MIG mode (nvidia-smi's mig.mode.current) against the plan's layout:
+ * with one, every GPU wants MIG on; without, MIG on is a warning (jobs
+ * get slices).  The instances themselves are verify's (nvidia-smi -q -x
+ * lists them).  No row when no GPU reports a mode and none is planned.
+ */
+static void
+facts_cmp_mig(struct rows *out, const struct plan_hw *hw, const char *node,
+    const struct facts *f)
+{
+	size_t	i, on = 0, known = 0;
+	char	got[48];
+
+	for (i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].mig_mode != NULL) {
+			known++;
+			on += strcmp(f->gpus[i].mig_mode, "Enabled") == 0;
+		}
+	snprintf(got, sizeof got, "MIG on %zu of %zu GPU%s", on, f->ngpus,
+	    f->ngpus == 1 ? "" : "s");
+	if (hw->mig.n == 0) {
+		if (on > 0)
+			rows_addf(out, ROW_WARN, node, "gpu mig", "off", got,
+			    "the plan has no MIG layout: jobs get MIG slices, "
+			    "not whole GPUs");
+		return;
+	}
+	if (known == 0)
+		rows_addf(out, ROW_SKIP, node, "gpu mig", "MIG on", NULL,
+		    "no GPU reported its MIG mode (nvidia-smi missing, or a "
+		    "driver before R450)");
+	else if (on < f->ngpus)
+		rows_addf(out, ROW_FAIL, node, "gpu mig", "MIG on", got,
+		    "the plan has a MIG layout: apply's gpu-driver step "
+		    "enables MIG");
+	else
+		rows_addf(out, ROW_OK, node, "gpu mig", "MIG on", got, NULL);
+}
+
+/*
  * Huge pages are pinned: a job cannot allocate them, so what is left for
  * jobs is MemTotal less them, held to check's rule of at least the GPU
  * memory (staging buffers, checkpoints).  No row without huge pages.
@@ -462,6 +501,7 @@ facts_compare(struct rows *out, const struct plan *p,
 		return;
 	}
 	facts_cmp_gpus(out, nd->hw, nd->name, f);
+	facts_cmp_mig(out, nd->hw, nd->name, f);
 	facts_cmp_memory(out, nd->hw, nd->name, f);
 	facts_cmp_nics(out, p, nd->hw, nd->name, f);
 }

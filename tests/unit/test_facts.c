@@ -1538,6 +1538,38 @@ START_TEST(test_compare_no_ids)
 }
 END_TEST
 
+/* MIG mode from nvidia-smi's modes query against the plan's layout. */
+START_TEST(test_compare_mig)
+{
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct plan_node	*nd = plan_node(p, "gpu01");
+	struct plan_hw		*hw = (struct plan_hw *)nd->hw;
+	struct facts		*f = facts_new();
+	struct rows		 rows = ROWS_INIT;
+
+	/* the shape of facts.sh's nvidia-smi-modes section */
+	ck_assert_ok(facts_parse_nvsmi_csv(f, "index, pci.bus_id, "
+	    "mig.mode.current, ecc.mode.current\n0, 00000000:17:00.0, "
+	    "Enabled, Enabled\n1, 00000000:31:00.0, Disabled, Enabled\n",
+	    NULL, &err), &err);
+	facts_compare(&rows, p, nd, f);
+	ck_assert_int_eq(row_verdict(&rows, "gpu mig"), ROW_WARN);
+	rows_release(&rows);
+	strvec_push(&hw->mig, "3g.40gb");
+	strvec_push(&hw->mig, "3g.40gb");
+	facts_compare(&rows, p, nd, f);
+	ck_assert_int_eq(row_verdict(&rows, "gpu mig"), ROW_FAIL);
+	rows_release(&rows);
+	str_set(&f->gpus[1].mig_mode, "Enabled");
+	facts_compare(&rows, p, nd, f);
+	ck_assert_int_eq(row_verdict(&rows, "gpu mig"), ROW_OK);
+	rows_release(&rows);
+	facts_free(f);
+	plan_free(p);
+}
+END_TEST
+
 START_TEST(test_compare_rows_text)
 {
 	struct lab		 l = { 8, 0x20b5, 8, 4, 4, 1010, 0 };
@@ -1700,6 +1732,7 @@ facts_suite(void)
 	tcase_add_test(tc, test_compare_lab);
 	tcase_add_test(tc, test_compare_rows_text);
 	tcase_add_test(tc, test_compare_no_ids);
+	tcase_add_test(tc, test_compare_mig);
 	tcase_add_test(tc, test_compare_other_plans);
 	suite_add_tcase(s, tc);
 	return s;
