@@ -348,6 +348,8 @@ hw_pci_resolve(struct pci_access *a, struct facts_pci *p)
 			rest = text + vlen + (text[vlen] == ' ');
 			p->vendor_name = xstrndup(text, vlen);
 			memmove(p->device_name, rest, strlen(rest) + 1);
+			if (*p->device_name == '\0')
+				str_set(&p->device_name, NULL);
 		}
 	}
 	if (p->device_id < 0 && p->device_name != NULL &&
