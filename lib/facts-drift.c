@@ -270,21 +270,21 @@ facts_cmp_mig(struct rows *out, const struct plan_hw *hw, const char *node,
 	    f->ngpus == 1 ? "" : "s");
 	if (hw->mig.n == 0) {
 		if (on > 0)
-			rows_addf(out, ROW_WARN, node, "gpu mig", "off", got,
+			rows_addf(out, ROW_WARN, node, "gpu mig mode", "off", got,
 			    "the plan has no MIG layout: jobs get MIG slices, "
 			    "not whole GPUs");
 		return;
 	}
 	if (known == 0)
-		rows_addf(out, ROW_SKIP, node, "gpu mig", "MIG on", NULL,
-		    "no GPU reported its MIG mode (nvidia-smi missing, or a "
-		    "driver before R450)");
+		rows_addf(out, ROW_SKIP, node, "gpu mig mode", "MIG on", NULL,
+		    "no GPU reported a MIG mode (nvidia-smi missing, a driver "
+		    "before R450, or GPUs without MIG)");
 	else if (on < f->ngpus)
-		rows_addf(out, ROW_FAIL, node, "gpu mig", "MIG on", got,
+		rows_addf(out, ROW_FAIL, node, "gpu mig mode", "MIG on", got,
 		    "the plan has a MIG layout: apply's gpu-driver step "
 		    "enables MIG");
 	else
-		rows_addf(out, ROW_OK, node, "gpu mig", "MIG on", got, NULL);
+		rows_addf(out, ROW_OK, node, "gpu mig mode", "MIG on", got, NULL);
 }
 
 /*

@@ -617,10 +617,11 @@ verify_eval_retired(struct verify_ctx *c, const struct plan_node *pn,
 }
 
 /*
- * MIG: the plan's layout (hardware.*.mig, the same profiles on every GPU)
- * wants MIG on and that many instances on each GPU; a plan without one
- * wants whole GPUs, so MIG left on is a warning (jobs see slices).
- * nvidia-smi lists instances, not their profiles: the count is compared.
+ * MIG instances: with the plan's layout (hardware.*.mig, the same
+ * profiles on every GPU), each GPU with MIG on lists that many instances
+ * (nvidia-smi lists instances, not their profiles: the count is
+ * compared).  The mode itself is the facts' row ("gpu mig mode"), so a
+ * GPU with MIG off is not counted twice.
  */
 static void
 verify_eval_mig(struct verify_ctx *c, const struct plan_node *pn,
@@ -631,6 +632,8 @@ verify_eval_mig(struct verify_ctx *c, const struct plan_node *pn,
 	size_t			 i, on = 0, na = 0, wrong = 0;
 	const char		*bad = NULL;
 
+	if (want == NULL || want->n == 0)
+		return;
 	for (i = 0; i < nv->n; i++) {
 		const struct verify_gpu	*g = &nv->gpus[i];
 
@@ -638,44 +641,33 @@ verify_eval_mig(struct verify_ctx *c, const struct plan_node *pn,
 			na++;
 		else if (strcmp(g->mig_mode, "Enabled") == 0) {
 			on++;
-			if (want != NULL && want->n > 0 &&
-			    g->mig_devices != (long)want->n && wrong++ == 0)
+			if (g->mig_devices != (long)want->n && wrong++ == 0)
 				bad = g->bus_id != NULL ? g->bus_id : "?";
 		}
 	}
-	buf_addf(&got, "MIG on %zu of %zu GPU%s", on, nv->n,
-	    nv->n == 1 ? "" : "s");
-	if (want == NULL || want->n == 0) {
-		if (on > 0)
-			verify_row(c, ROW_WARN, pn->name, "gpu mig", "off",
-			    got.buf, "the plan has no MIG layout: jobs get MIG "
-			    "slices, not whole GPUs (nvidia-smi -mig 0, then a "
-			    "GPU reset)");
-		goto out;
-	}
-	buf_addf(&exp, "MIG on, %zu instance%s a GPU (", want->n,
-	    want->n == 1 ? "" : "s");
+	buf_addf(&exp, "%zu instance%s a GPU (", want->n, want->n == 1 ? "" :
+	    "s");
 	for (i = 0; i < want->n; i++)
 		buf_addf(&exp, "%s%s", i ? " " : "", want->v[i]);
 	buf_addch(&exp, ')');
+	buf_addf(&got, "%zu of %zu GPU%s as planned", on - wrong, nv->n,
+	    nv->n == 1 ? "" : "s");
 	if (na == nv->n)
-		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, NULL,
-		    "'%s' reports no MIG mode (N/A): it does not support MIG",
-		    nv->n > 0 && nv->gpus[0].name ? nv->gpus[0].name : "GPU");
-	else if (on < nv->n)
-		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, got.buf,
-		    "MIG is off on %zu GPU%s: apply the gpu-driver step (it "
-		    "enables MIG and resets the GPUs)", nv->n - on,
-		    nv->n - on == 1 ? "" : "s");
-	else if (wrong > 0) {
-		buf_addf(&got, ", %zu with another instance count", wrong);
-		verify_row(c, ROW_FAIL, pn->name, "gpu mig", exp.buf, got.buf,
-		    "GPU %s has not the plan's MIG instances: apply the "
+		verify_row(c, ROW_FAIL, pn->name, "gpu mig instances", exp.buf,
+		    NULL, "'%s' reports no MIG mode (N/A): it does not support "
+		    "MIG", nv->n > 0 && nv->gpus[0].name ? nv->gpus[0].name :
+		    "GPU");
+	else if (wrong > 0)
+		verify_row(c, ROW_FAIL, pn->name, "gpu mig instances", exp.buf,
+		    got.buf, "GPU %s has not the plan's MIG instances: apply the "
 		    "gpu-driver step", bad);
-	} else
-		verify_row(c, ROW_OK, pn->name, "gpu mig", exp.buf, got.buf,
-		    NULL);
-out:
+	else if (on < nv->n)
+		verify_row(c, ROW_SKIP, pn->name, "gpu mig instances", exp.buf,
+		    got.buf, "MIG is off on %zu GPU%s (the 'gpu mig mode' row)",
+		    nv->n - on, nv->n - on == 1 ? "" : "s");
+	else
+		verify_row(c, ROW_OK, pn->name, "gpu mig instances", exp.buf,
+		    got.buf, NULL);
 	buf_release(&exp);
 	buf_release(&got);
 }

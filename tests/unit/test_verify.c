@@ -500,6 +500,10 @@ node_answer(const char *node, const char *nvsmi, const char *xid,
 
 	buf_addf(&b, "@@facts v-clock\n%.3f\n@@rc 0\n", 1764529200.0);
 	buf_addf(&b, "@@facts hostname\n%s\n@@rc 0\n", node);
+	/* facts.sh's modes query, as the A100 fixture's GPU would answer */
+	buf_adds(&b, "@@facts nvidia-smi-modes\nindex, pci.bus_id, "
+	    "mig.mode.current, ecc.mode.current\n0, 00000000:01:00.0, "
+	    "Enabled, Enabled\n@@rc 0\n");
 	buf_adds(&b, "@@facts end\n");
 	buf_addf(&b, "@@facts v-nvsmi-xml\n%s\n@@rc 0\n", nvsmi);
 	/* what nv() in facts.sh prints after it when stderr had lines */
@@ -558,10 +562,11 @@ START_TEST(test_eval_gpu_node)
 	ck_assert_str_eq(r->measured, "WARNING: infoROM is corrupted at gpu "
 	    "0000:01:00.0");
 	ck_assert_ptr_null(strstr(r->measured, "\n"));
-	/* MIG on, and the plan wants whole GPUs */
-	r = find_row(&rows, "gpu01", "gpu mig");
+	/* MIG on (the facts' modes query), and the plan wants whole GPUs */
+	r = find_row(&rows, "gpu01", "gpu mig mode");
 	ck_assert_int_eq(r->verdict, ROW_WARN);
 	ck_assert_str_eq(r->measured, "MIG on 1 of 1 GPU");
+	ck_assert_ptr_null(find_row(&rows, "gpu01", "gpu mig instances"));
 	/* N/A retired pages and remapping: a skip, never an ok */
 	ck_assert_int_eq(find_row(&rows, "gpu01",
 	    "gpu retired pages")->verdict, ROW_SKIP);
@@ -619,7 +624,7 @@ eval_mig(struct rows *rows, const char *file, const char *const *mig,
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
 	verify_eval(rows, p, &vn, 1, NULL, &env, &o);
-	r = find_row(rows, "gpu01", "gpu mig");
+	r = find_row(rows, "gpu01", "gpu mig instances");
 	verify_node_release(&vn);
 	plan_free(p);
 	free(out);
@@ -637,13 +642,13 @@ START_TEST(test_eval_mig)
 	/* the A100 lists 4 MIG devices: 4 planned pass, 3 fail */
 	r = eval_mig(&rows, "nvidia-smi-qx-a100-sxm4-80gb-mig.xml", four, 4);
 	ck_assert_int_eq(r->verdict, ROW_OK);
-	ck_assert_str_eq(r->limit, "MIG on, 4 instances a GPU (1g.10gb "
-	    "1g.10gb 2g.20gb 3g.40gb)");
+	ck_assert_str_eq(r->limit, "4 instances a GPU (1g.10gb 1g.10gb "
+	    "2g.20gb 3g.40gb)");
+	ck_assert_str_eq(r->measured, "1 of 1 GPU as planned");
 	rows_release(&rows);
 	r = eval_mig(&rows, "nvidia-smi-qx-a100-sxm4-80gb-mig.xml", four, 3);
 	ck_assert_int_eq(r->verdict, ROW_FAIL);
-	ck_assert_str_eq(r->measured, "MIG on 1 of 1 GPU, 1 with another "
-	    "instance count");
+	ck_assert_str_eq(r->measured, "0 of 1 GPU as planned");
 	ck_assert_ptr_nonnull(strstr(r->hint, "0000:01:00.0"));
 	rows_release(&rows);
 	/* RTX A5000: MIG N/A */
