@@ -107,7 +107,19 @@ apply_want_extras(const struct plan *p, const struct plan_node *n)
 static const char *const apply_join_secrets[] = { "--token",
     "--certificate-key", NULL };
 
+static int
+apply_want_relay(const struct plan *p, const struct plan_node *n)
+{
+	return render_relay(p) != NULL;
+}
+
+/*
+ * The package relay comes first: every node's packages, from base on, go
+ * through it (templates/relay.sh).
+ */
 const struct apply_step apply_steps[] = {
+	{ "relay", APPLY_HEAD_FIRST | APPLY_RELAY_FIRST, NULL, apply_want_relay,
+	  NULL },
 	{ "base", 0, NULL, apply_want_always, NULL },
 	{ "gpu-driver", 0, NULL, apply_want_driver, NULL },
 	{ "container-runtime", 0, NULL, apply_want_runtime, NULL },
@@ -134,6 +146,13 @@ apply_steps_for(const struct plan *p, const struct plan_node *n,
 		if (apply_steps[i].wanted(p, n))
 			out[k++] = &apply_steps[i];
 	return k;
+}
+
+/* The node a head-first step runs on before the others. */
+static const struct plan_node *
+apply_first(const struct plan *p, const struct apply_step *st)
+{
+	return st->flags & APPLY_RELAY_FIRST ? render_relay(p) : render_head(p);
 }
 
 enum apply_job_kind {
@@ -238,6 +257,7 @@ struct apply_ctx {
 	int				 unlock_only; /* the last: stray locks */
 	int				 need_facts; /* a step renders from them */
 	const struct apply_step		*hf;	/* head-first step of this wave */
+	int				 hf_failed; /* on the relay node */
 	struct buf			 secret;	/* the head's value for hf */
 	struct redact			 red;	/* secrets out of all output */
 	struct buf			 lib_def;	/* "pv_lib() { lib.sh }" */
@@ -546,6 +566,14 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	int			 hf_secret;
 
 	hf_secret = s->secret != NULL && c->hf == s && an->pn != render_head(c->p);
+	if (c->hf == s && c->hf_failed) {
+		char	*m = xasprintf("'%s' did not succeed on %s, which the "
+		    "others need first", s->name, apply_first(c->p, s)->name);
+
+		apply_step_result(c, an, s, STATE_FAILED, m, 0);
+		free(m);
+		return -1;
+	}
 	if (hf_secret && !c->have_secret) {
 		char	*m = xasprintf("'%s' from the head is not available "
 		    "(the head's step did not succeed)", s->secret);
@@ -1128,7 +1156,9 @@ apply_sec_put(struct apply_ctx *c, struct apply_node *an, size_t host,
 	if (s->kind != SEC_STEP)
 		return;
 	if (an->log != NULL) {
+		/* flushed: `tail -f` shows a long step (a wait) as it goes */
 		fwrite(d, 1, n, an->log);
+		fflush(an->log);
 		an->log_midline = d[n - 1] != '\n';
 	}
 	memset(&ev, 0, sizeof ev);
@@ -1437,7 +1467,8 @@ static size_t
 apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
     int skip_head_hf)
 {
-	const struct plan_node	*head = render_head(c->p);
+	const struct plan_node	*head = apply_steps[from].name != NULL ?
+	    apply_first(c->p, &apply_steps[from]) : NULL;
 	size_t			 i, s, total = 0;
 
 	for (i = 0; i < c->n; i++) {
@@ -1467,6 +1498,20 @@ apply_fill(struct apply_ctx *c, size_t from, size_t to, int head_only,
 		}
 	}
 	return total;
+}
+
+/* Did `st` fail (or not run for a failure) on its first node this run? */
+static int
+apply_first_failed(const struct apply_ctx *c, const struct apply_step *st)
+{
+	const struct plan_node	*first = apply_first(c->p, st);
+	size_t			 i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->nodes[i].pn == first && c->nodes[i].selected)
+			return c->nodes[i].dead || state_get(c->st,
+			    first->name, st->name) == STATE_FAILED;
+	return 0;
 }
 
 /* Will `st` run on some live node?  Else it is no barrier. */
@@ -1835,12 +1880,15 @@ apply_segments(struct apply_ctx *c, const struct plan_node *head,
 			return 0;
 		/* the head-first step on the head, then fetch its value */
 		c->hf = st;
+		c->hf_failed = 0;
 		c->have_secret = 0;
 		buf_release_secret(&c->secret);
 		if (apply_fill(c, s, s + 1, 1, 0) > 0 &&
 		    (apply_wave(c, AJ_RUN, err) != 0 ||
 		    apply_reboots(c, err) != 0))
 			return -1;
+		if (st->flags & APPLY_RELAY_FIRST)
+			c->hf_failed = apply_first_failed(c, st);
 		if (st->secret != NULL && head != NULL &&
 		    st->wanted(c->p, head)) {
 			for (i = 0; i < c->n; i++)

@@ -573,6 +573,8 @@ bundle_plan(struct bundle *b, const struct plan *p,
 
 	bundle_plan_gpus(p, &sxm, &without_gpu);
 	bundle_want_list(b, bundle_base_pkgs, "base");
+	if (sw->relay.src != NULL)
+		bundle_want(b, "apt-cacher-ng", "relay");
 	if (sw->orchestrator != NULL && strcmp(sw->orchestrator, "slurm") == 0)
 		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
 	if (sw->orchestrator != NULL &&

@@ -30,7 +30,7 @@
  *				    kubernetes: {version, pod_cidr, cni}},
  *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
  *				  grafana}, extras: [ ... ],
- *		     kernel_args: [ ... ] }
+ *		     kernel_args: [ ... ], relay: {node, port, retry_s} }
  *	offline:   { bundle_key: FILE }	the key bundles are signed with
  *
  * Loading is one pass over the YAML tree per section, then node
@@ -354,6 +354,13 @@ static const struct schema_field plan_mon_fields[] = {
 	FEND
 };
 
+static const struct schema_field plan_relay_fields[] = {
+	F("node", SCHEMA_HOST, struct plan_relay, node, 0),
+	FR("port", SCHEMA_INT, struct plan_relay, port, 0, 1, 65535),
+	FR("retry_s", SCHEMA_INT, struct plan_relay, retry_s, 0, 0, 86400),
+	FEND
+};
+
 static const struct schema_field plan_sw_fields[] = {
 	{ "os", SCHEMA_OBJ, 0, 0, NULL, plan_os_fields, NOLIM },
 	{ "gpu_driver", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_driver_fields, NOLIM },
@@ -362,6 +369,8 @@ static const struct schema_field plan_sw_fields[] = {
 	{ "monitoring", SCHEMA_OBJ, 0, SCHEMA_NULLABLE, NULL, plan_mon_fields, NOLIM },
 	F("extras", SCHEMA_PKG, struct plan_software, extras, SCHEMA_LIST),
 	F("kernel_args", SCHEMA_KARG, struct plan_software, kernel_args, SCHEMA_LIST),
+	FN("relay", struct plan_software, relay_src, SCHEMA_NULLABLE,
+	    plan_relay_fields),
 	FEND
 };
 
@@ -825,6 +834,25 @@ plan_load_mirrors(struct plan_ld *ld)
 	}
 }
 
+/*
+ * software.relay: present (even `{}`) means a relay, on the head unless
+ * `node` names another; plan_resolve_software() checks the name.
+ */
+static void
+plan_load_relay(struct plan_ld *ld)
+{
+	struct plan_software	*sw = &ld->p->sw;
+	const struct yml_node	*v = sw->relay_src;
+
+	sw->relay_src = NULL;
+	if (v == NULL || yml_is_null(v))
+		return;
+	sw->relay.port = 3142;
+	sw->relay.retry_s = 300;
+	sw->relay.src = v;
+	(void)schema_bind(&ld->sc, v, plan_relay_fields, &sw->relay);
+}
+
 static void
 plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 {
@@ -841,6 +869,7 @@ plan_load_software(struct plan_ld *ld, const struct yml_node *v)
 		return;
 	(void)schema_bind(&ld->sc, v, plan_sw_fields, sw);
 	plan_load_mirrors(ld);
+	plan_load_relay(ld);
 	/* plan_slurm_fields parks the partitions node in sw->src. */
 	parts = sw->src;
 	sw->src = v;
@@ -1423,6 +1452,18 @@ plan_resolve_software(struct plan_ld *ld)
 
 	if (sw->src == NULL)
 		return;
+	if (sw->relay.src != NULL && sw->relay.node != NULL &&
+	    plan_node(p, sw->relay.node) == NULL)
+		plan_ld_err(ld, yml_map_get(sw->relay.src, "node"), "name a node "
+		    "of the plan (or leave 'node' out: the head)",
+		    "unknown node '%s'", sw->relay.node);
+	if (sw->relay.src != NULL && sw->os_distro != NULL &&
+	    strcmp(sw->os_distro, "debian") != 0 &&
+	    strcmp(sw->os_distro, "ubuntu") != 0)
+		plan_ld_err(ld, sw->relay.src, "leave 'relay' out: nodes then "
+		    "download their packages themselves", "the package relay "
+		    "is apt-cacher-ng, for Debian and Ubuntu; the plan's OS is "
+		    "%s", sw->os_distro);
 	if (sw->prometheus != NULL && plan_node(p, sw->prometheus) == NULL)
 		plan_ld_err(ld, yml_map_get(yml_map_get(sw->src, "monitoring"),
 		    "prometheus"), "name a node of the plan",

@@ -208,6 +208,18 @@ struct plan_mirror {
 	const struct yml_node	*src;
 };
 
+/*
+ * software.relay: one node caches packages for the others (apt-cacher-ng);
+ * every other node's package manager goes through it.
+ */
+struct plan_relay {
+	const char		*node;		/* the relay node; NULL: no relay */
+	long			 port;		/* 3142 */
+	long			 retry_s;	/* how long a node waits for a relay
+						   that stopped answering (300) */
+	const struct yml_node	*src;
+};
+
 struct plan_software {
 	const char		*os_distro;	/* debian ubuntu rocky */
 	const char		*os_release;
@@ -233,6 +245,8 @@ struct plan_software {
 	const char		*grafana;
 	struct strvec		 extras;
 	struct strvec		 kernel_args;	/* on the kernel command line */
+	struct plan_relay	 relay;
+	const struct yml_node	*relay_src;	/* while loading */
 	const struct yml_node	*src;
 };
 

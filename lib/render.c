@@ -28,6 +28,15 @@ render_addr(const struct plan_node *n)
 	return n->address != NULL ? n->address : n->name;
 }
 
+const struct plan_node *
+render_relay(const struct plan *p)
+{
+	if (p->sw.relay.src == NULL)
+		return NULL;
+	return p->sw.relay.node != NULL ? plan_node(p, p->sw.relay.node) :
+	    render_head(p);
+}
+
 void
 render_hosts_block(struct buf *b, const struct plan *p)
 {
@@ -263,6 +272,29 @@ render_lib(struct buf *out, const struct render_in *in, struct prov_err *err)
 	return render_read_template(out, in->templates, "lib", err);
 }
 
+/*
+ * RELAY_NAME, RELAY_ADDR and RELAY_URL (http://ADDR:PORT/, the proxy every
+ * other node's apt uses), RELAY_PORT, RELAY_RETRY_S; all empty without a
+ * relay.
+ */
+static void
+render_relay_vars(struct buf *out, const struct plan *p)
+{
+	const struct plan_node	*r = render_relay(p);
+	const char		*a = r != NULL ? render_addr(r) : NULL;
+	char			*url = NULL;
+
+	if (r != NULL)
+		url = xasprintf(strchr(a, ':') != NULL ? "http://[%s]:%ld/" :
+		    "http://%s:%ld/", a, p->sw.relay.port);
+	render_var(out, "RELAY_NAME", r != NULL ? r->name : NULL);
+	render_var(out, "RELAY_ADDR", a);
+	render_var(out, "RELAY_URL", url);
+	render_var_long(out, "RELAY_PORT", r != NULL ? p->sw.relay.port : 0);
+	render_var_long(out, "RELAY_RETRY_S", p->sw.relay.retry_s);
+	free(url);
+}
+
 void
 render_vars(struct buf *out, const struct render_in *in, size_t i)
 {
@@ -376,6 +408,7 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 		buf_addf(&tmp, "%s%s", k ? " " : "", sw->kernel_args.v[k]);
 	render_var(out, "KERNEL_ARGS", tmp.buf);
 	buf_reset(&tmp);
+	render_relay_vars(out, p);
 	/* apply --bundle: the node's copy of the bundle's repository. */
 	render_var(out, "PROV_APT_REPO", in->apt_repo != NULL &&
 	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);

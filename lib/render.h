@@ -47,6 +47,8 @@ struct render_in {
 
 /* The head node: the first with role head, else the first node. */
 const struct plan_node	*render_head(const struct plan *);
+/* The package relay node (software.relay: its node, else the head), or NULL. */
+const struct plan_node	*render_relay(const struct plan *);
 void	render_hosts_block(struct buf *, const struct plan *);
 void	render_slurm_conf(struct buf *, const struct render_in *);
 void	render_gres_conf(struct buf *, const struct render_in *);

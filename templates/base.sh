@@ -240,6 +240,9 @@ step_check() {
 		block_same /etc/hosts "$HOSTS_BLOCK" || return 1
 		base_hosts_clean || return 1
 	fi
+	# a relay the plan no longer has would stop apt
+	[ -n "$RELAY_URL" ] || [ ! -e "$RELAY_APT_CONF" ] ||
+		prov_why "$RELAY_APT_CONF names a package relay the plan no longer has" || return 1
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages) || return 1
 	file_same "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)" || return 1
@@ -270,6 +273,9 @@ step_apply() {
 		base_hosts_put
 	fi
 
+	if [ -z "$RELAY_URL" ]; then
+		file_absent "$RELAY_APT_CONF"
+	fi
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages)
 	file_put "$(base_chrony_path)" 0644 root:root "$(base_chrony_conf)"

@@ -396,10 +396,15 @@ apt_update() {
 			prov_fail "the offline bundle is not on this node ($PROV_APT_REPO/sources.list is missing): run apply --bundle again"
 		mkdir -p "$PROV_APT_REPO/lists/partial" || return 1
 		prov_log "apt-get update (offline bundle $PROV_APT_REPO)"
+		apt_cmd apt-get update -q >&2 || return 1
+	elif relay_through; then
+		# a source the relay could not fetch is an error, not a warning
+		prov_log "apt-get update (through the package relay $RELAY_URL)"
+		relay_retry apt_cmd apt-get update -q --error-on=any || return 1
 	else
 		prov_log "apt-get update"
+		apt_cmd apt-get update -q >&2 || return 1
 	fi
-	apt_cmd apt-get update -q >&2 || return 1
 	PROV_APT_UPDATED=1
 }
 
@@ -418,9 +423,9 @@ apt_lists_stale() {
 }
 
 apt_install() {
-	apt_cmd apt-get install -y -q --no-install-recommends \
+	relay_retry apt_cmd apt-get install -y -q --no-install-recommends \
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-		"$@" >&2
+		"$@"
 }
 
 # apt_offline_install PKG...: from the bundle alone; a package the bundle
@@ -500,6 +505,66 @@ pkg_available() {
 	rhel) dnf -q list --available "$1" >/dev/null 2>&1 || pkg_installed "$1" ;;
 	*) return 1 ;;
 	esac
+}
+
+# ------------------------------------------------------------------ relay
+#
+# The package relay (software.relay; templates/relay.sh sets it up): one
+# node runs apt-cacher-ng at RELAY_URL and every node's apt reaches the
+# mirrors through it (RELAY_APT_CONF), so a package crosses the site's
+# uplink once.  A relay that restarts while a node installs costs that
+# node a wait, not its step: each apt command that fails while the relay
+# does not answer runs again once it does (relay_retry).
+
+RELAY_APT_CONF=/etc/apt/apt.conf.d/90provision-relay
+
+# Does this node's apt go through the relay?  (Offline, apt reads the
+# bundle alone.)
+relay_through() {
+	[ -n "${RELAY_URL:-}" ] && ! apt_offline && [ -f "$RELAY_APT_CONF" ]
+}
+
+# relay_up: apt-cacher-ng answers at RELAY_URL (its report page).
+relay_up() {
+	http_get "${RELAY_URL}acng-report.html" 2>/dev/null | grep -q 'Apt-Cacher NG'
+}
+
+# relay_wait: until the relay answers, waiting 1, 2, 4 ... 30 s between
+# tries, RELAY_RETRY_S seconds at most; then fails saying so.
+relay_wait() {
+	_rw_t0=$(date +%s)
+	_rw_d=1
+	until relay_up; do
+		_rw_n=$(($(date +%s) - _rw_t0))
+		if [ "$_rw_n" -ge "$RELAY_RETRY_S" ]; then
+			prov_log "the package relay $RELAY_URL (apt-cacher-ng on $RELAY_NAME) did not answer for $_rw_n s (software.relay.retry_s: $RELAY_RETRY_S): is it running there, and is TCP port $RELAY_PORT open from this node?"
+			return 1
+		fi
+		[ $((_rw_n + _rw_d)) -le "$RELAY_RETRY_S" ] || _rw_d=$((RELAY_RETRY_S - _rw_n))
+		[ "$_rw_d" -gt 0 ] || _rw_d=1
+		prov_log "the package relay $RELAY_URL (on $RELAY_NAME) does not answer: next try in $_rw_d s"
+		sleep "$_rw_d"
+		_rw_d=$((_rw_d * 2))
+		[ "$_rw_d" -le 30 ] || _rw_d=30
+	done
+}
+
+# relay_retry COMMAND...: COMMAND (an apt-get, its output to stderr); when
+# it fails while the relay does not answer, again once it does.  A failure
+# with the relay answering is the command's own: one more try, then it
+# stands.
+relay_retry() {
+	_rr_left=1
+	while ! "$@" >&2; do
+		relay_through || return 1
+		if relay_up; then
+			[ "$_rr_left" -gt 0 ] || return 1
+			_rr_left=$((_rr_left - 1))
+			continue
+		fi
+		relay_wait || return 1
+		prov_log "the package relay answers again: running apt-get again"
+	done
 }
 
 # Container images of the offline bundle (apply --bundle): on nodes that run

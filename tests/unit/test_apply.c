@@ -138,6 +138,7 @@ START_TEST(test_apply_table)
 		int		 flags;
 		const char	*secret;
 	} want[] = {
+		{ "relay", APPLY_HEAD_FIRST | APPLY_RELAY_FIRST, NULL },
 		{ "base", 0, NULL },
 		{ "gpu-driver", 0, NULL },
 		{ "container-runtime", 0, NULL },

@@ -540,7 +540,8 @@ static const char tb_k8s[] =
 static const char tb_apptainer[] =
     "gpu_driver: { branch: \"560\", cuda: \"12.6\" },"
     " container_runtime: { engine: apptainer, nvidia_toolkit: true },"
-    " orchestrator: { kind: none }, monitoring: { grafana: s }";
+    " orchestrator: { kind: none }, monitoring: { grafana: s },"
+    " relay: { node: s }";
 
 static const struct tb_case tb_cases[] = {
 	{ "debian", "12", "bookworm", "linux-headers-amd64", tb_slurm },

@@ -647,6 +647,71 @@ START_TEST(test_render_step_mirrors)
 }
 END_TEST
 
+/* The package relay's values: on every node, the relay's address as a URL. */
+START_TEST(test_render_step_relay)
+{
+	static const char *const names[] = { "RELAY_NAME", "RELAY_ADDR",
+	    "RELAY_URL", "RELAY_PORT", "RELAY_RETRY_S" };
+	static const char plan[] =
+	    "version: 1\ncluster: { name: lab }\n"
+	    "nodes:\n  - { name: h1, role: head, address: 10.0.0.1 }\n"
+	    "  - { name: c1, role: worker, address: 10.0.0.2 }\n"
+	    "  - { name: c2, role: worker, address: \"fd00::3\" }\n"
+	    "software:\n  os: { distro: debian, release: \"12\" }\n"
+	    "  relay: %s\n";
+	struct test_render	 t;
+	struct buf		 b = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct strvec		 vals = STRVEC_INIT;
+	char			*text;
+	size_t			 i;
+
+	/* {}: the head, port 3142, 300 s; the step runs on every node */
+	text = xasprintf(plan, "{}");
+	test_render_text(&t, text);
+	for (i = 0; i < 3; i++) {
+		buf_reset(&b);
+		ck_assert_ok(render_step(&b, &t.in, i, "relay", &err), &err);
+		test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+		ck_assert_str_eq(vals.v[0], "h1");
+		ck_assert_str_eq(vals.v[1], "10.0.0.1");
+		ck_assert_str_eq(vals.v[2], "http://10.0.0.1:3142/");
+		ck_assert_str_eq(vals.v[3], "3142");
+		ck_assert_str_eq(vals.v[4], "300");
+		strvec_clear(&vals);
+	}
+	test_render_release(&t);
+	free(text);
+
+	/* another node, an IPv6 address in brackets */
+	text = xasprintf(plan, "{ node: c2, port: 8080, retry_s: 5 }");
+	test_render_text(&t, text);
+	buf_reset(&b);
+	ck_assert_ok(render_step(&b, &t.in, 0, "relay", &err), &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[0], "c2");
+	ck_assert_str_eq(vals.v[2], "http://[fd00::3]:8080/");
+	ck_assert_str_eq(vals.v[4], "5");
+	strvec_clear(&vals);
+	test_render_release(&t);
+	free(text);
+
+	/* null: no relay, empty values */
+	text = xasprintf(plan, "null");
+	test_render_text(&t, text);
+	ck_assert_ptr_null(render_relay(t.p));
+	buf_reset(&b);
+	ck_assert_ok(render_step(&b, &t.in, 1, "base", &err), &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[2], "");
+	ck_assert_str_eq(vals.v[3], "0");
+	strvec_clear(&vals);
+	test_render_release(&t);
+	free(text);
+	buf_release(&b);
+}
+END_TEST
+
 /* The generated files reach the node intact, through the quoting. */
 START_TEST(test_render_step_slurm_conf)
 {
@@ -826,6 +891,7 @@ render_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_render_step_values);
 	tcase_add_test(tc, test_render_step_mirrors);
+	tcase_add_test(tc, test_render_step_relay);
 	tcase_add_test(tc, test_render_step_slurm_conf);
 	tcase_add_test(tc, test_render_step_layout);
 	tcase_add_test(tc, test_render_step_missing_template);
