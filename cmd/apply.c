@@ -13,6 +13,8 @@
  * offline.bundle_key, or accepted with --insecure-unsigned), its
  * repository (and, where a container engine runs, its images) copied to
  * the nodes that lack it, and apply runs on the nodes that have it.
+ * With a package relay in the plan the bundle goes to the relay node
+ * alone, which serves it to the others.
  */
 #include "compat.h"
 
@@ -27,6 +29,7 @@
 #include "fs.h"
 #include "hostlist.h"
 #include "offline.h"
+#include "render.h"
 #include "sig.h"
 #include "state.h"
 
@@ -272,18 +275,46 @@ cmd_apply_dirs(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	return 0;
 }
 
+/* What --bundle leaves for apply_opts (the strings are the caller's). */
+struct apply_bundle {
+	char	*apt_repo;	/* the repository's folder on the nodes */
+	char	*nodes;		/* the nodes that have it when some do not
+				   (else NULL: the selection stands) */
+	char	 release[OFFLINE_SHA256_HEX];
+	int	 served;	/* on the relay alone, served to the others */
+	size_t	 lost;		/* nodes it could not reach */
+};
+
+/*
+ * Where the bundle goes: with a package relay in the plan, to the relay
+ * node alone, which serves it to the others (the workstation sends it
+ * once, whatever the node count); else to every selected node.  Images a
+ * container engine imports still go to each node: the relay serves
+ * packages only.
+ */
+static const struct plan_node *
+cmd_apply_bundle_relay(struct cmd_ctx *ctx, const struct offline_bundle *ob)
+{
+	const struct plan_node	*relay = render_relay(ctx->plan);
+
+	if (relay == NULL)
+		return NULL;
+	if (ob->images_tar != NULL && offline_plan_needs_images(ctx->plan)) {
+		fprintf(ctx->out, "bundle %s: the relay serves packages, not "
+		    "images: the bundle goes to every node\n", ob->id);
+		return NULL;
+	}
+	return relay;
+}
+
 /*
  * --bundle: verify the bundle and, unless `dry_run`, copy its repository
- * to the selected nodes that lack it.  *apt_repo gets the repository's
- * folder on the nodes; *nodes the nodes that have it when some do not
- * (else NULL: the selection stands); *lost how many nodes failed.  Both
- * strings are the caller's.  Returns 0, or -1 (reported) when apply
- * must not run.
+ * to the relay node or to the selected nodes that lack it (see above).
+ * Returns 0 with `out` filled, or -1 (reported) when apply must not run.
  */
 static int
 cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
-    const char *workdir, int dry_run, char **apt_repo, char **nodes,
-    size_t *lost)
+    const char *workdir, int dry_run, struct apply_bundle *out)
 {
 	struct offline_bundle	 ob = OFFLINE_BUNDLE_INIT;
 	struct offline_push	 push = OFFLINE_PUSH_INIT;
@@ -291,12 +322,12 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	struct bundle_trust	 trust = { NULL, 0 };
 	struct sig_key		*pin = NULL;
 	struct prov_err		 err = PROV_ERR_INIT;
+	const struct plan_node	*relay;
 	const char		**ok = NULL;
 	size_t			 i, k = 0;
 	int			 r = -1;
 
-	*apt_repo = *nodes = NULL;
-	*lost = 0;
+	memset(out, 0, sizeof *out);
 	if (ctx->plan->offline.bundle_key != NULL &&
 	    sig_key_load(&pin, ctx->plan->offline.bundle_key, SIG_PUBLIC,
 	    &err) != 0) {
@@ -324,12 +355,15 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		fprintf(ctx->out, ", %zu image%s", ob.nimages,
 		    ob.nimages == 1 ? "" : "s");
 	fputc('\n', ctx->out);
+	memcpy(out->release, ob.release_sha256, sizeof out->release);
+	relay = cmd_apply_bundle_relay(ctx, &ob);
+	out->served = relay != NULL;
 	if (dry_run) {
-		*apt_repo = xstrdup(ob.dir);
+		out->apt_repo = xstrdup(ob.dir);
 		r = 0;
 		goto out;
 	}
-	oo.nodes = o->nodes;
+	oo.nodes = relay != NULL ? relay->name : o->nodes;
 	oo.forks = o->forks;
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		oo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
@@ -348,9 +382,12 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		    push.nodes[i].msg != NULL ? push.nodes[i].msg :
 		    "no detail");
 	}
-	fprintf(ctx->out, "bundle %s on %zu node%s: %zu sent, %zu already "
-	    "there%s", ob.id, push.n, push.n == 1 ? "" : "s", push.sent,
-	    push.present, push.failed > 0 ? "" : "\n");
+	fprintf(ctx->out, "bundle %s on %zu node%s%s%s%s: %zu sent, %zu "
+	    "already there%s", ob.id, push.n, push.n == 1 ? "" : "s",
+	    relay != NULL ? " (the relay " : "",
+	    relay != NULL ? relay->name : "",
+	    relay != NULL ? ", which serves it to the others)" : "",
+	    push.sent, push.present, push.failed > 0 ? "" : "\n");
 	if (push.failed > 0)
 		fprintf(ctx->out, ", %zu failed\n", push.failed);
 	if (push.images_sent + push.images_present + push.images_failed > 0)
@@ -362,15 +399,19 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		    push.images_present, push.images_failed > 0 ? "" : "\n");
 	if (push.images_failed > 0)
 		fprintf(ctx->out, ", %zu failed\n", push.images_failed);
-	*lost = push.n - k;
 	if (k == 0) {
-		cmd_errorf(ctx, "no node has the bundle: "
-		    "nothing to apply");
+		cmd_errorf(ctx, relay != NULL ? "the relay has no bundle: "
+		    "nothing to apply" : "no node has the bundle: nothing to "
+		    "apply");
 		goto out;
 	}
-	if (push.failed > 0)
-		*nodes = hostlist_fold(ok, k);
-	*apt_repo = xstrdup(ob.dir);
+	/* served: every selected node reads it from the relay */
+	if (relay == NULL) {
+		out->lost = push.n - k;
+		if (push.failed > 0)
+			out->nodes = hostlist_fold(ok, k);
+	}
+	out->apt_repo = xstrdup(ob.dir);
 	r = 0;
 out:
 	free(ok);
@@ -379,6 +420,17 @@ out:
 	offline_bundle_release(&ob);
 	prov_err_release(&err);
 	return r;
+}
+
+/* apply_opts from --bundle's result. */
+static void
+cmd_apply_bundle_opts(struct apply_opts *ao, const struct apply_bundle *ab)
+{
+	ao->apt_repo = ab->apt_repo;
+	ao->apt_release = ab->release[0] != '\0' ? ab->release : NULL;
+	ao->apt_served = ab->served;
+	if (ab->nodes != NULL)
+		ao->nodes = ab->nodes;
 }
 
 /* The nodes that stopped before a reboot (--no-reboot), with the reason. */
@@ -420,15 +472,14 @@ cmd_apply_dry_run(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 {
 	struct apply_summary	 sum;
 	struct prov_err		 err = PROV_ERR_INIT;
-	char			*apt_repo = NULL, *bundle_nodes = NULL;
-	size_t			 lost = 0;
+	struct apply_bundle	 ab;
 	int			 r = PROV_EXIT_FAIL;
 
+	memset(&ab, 0, sizeof ab);
 	if (o->bundle != NULL) {
-		if (cmd_apply_bundle(ctx, o, NULL, 1, &apt_repo, &bundle_nodes,
-		    &lost) != 0)
+		if (cmd_apply_bundle(ctx, o, NULL, 1, &ab) != 0)
 			goto out;
-		ao->apt_repo = apt_repo;
+		cmd_apply_bundle_opts(ao, &ab);
 	}
 	ao->dry_run_dir = o->dry_run;
 	ao->run_id = "dry-run";
@@ -441,8 +492,8 @@ cmd_apply_dry_run(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 	r = 0;
 out:
 	prov_err_release(&err);
-	free(apt_repo);
-	free(bundle_nodes);
+	free(ab.apt_repo);
+	free(ab.nodes);
 	return r;
 }
 
@@ -511,8 +562,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct sigaction	 sa, old_int, old_term;
 	char			*state_dir = NULL, *run_id = NULL, *run_dir = NULL;
 	char			*templates = NULL, *state_path = NULL;
-	char			*apt_repo = NULL, *bundle_nodes = NULL;
-	size_t			 lost = 0;
+	struct apply_bundle	 ab;
 	int			 r = PROV_EXIT_FAIL;
 
 	if (argc > 0)
@@ -523,6 +573,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    "must be 1 to 4096");
 	memset(&ao, 0, sizeof ao);
 	memset(&view, 0, sizeof view);
+	memset(&ab, 0, sizeof ab);
 	templates = o->templates != NULL ? xstrdup(o->templates) :
 	    fs_data_dir("templates", "PROVISION_TEMPLATES");
 	ao.templates = templates;
@@ -542,12 +593,9 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (cmd_apply_dirs(ctx, o, &state_dir, &run_id, &run_dir) != 0)
 		goto out;
 	if (o->bundle != NULL) {
-		if (cmd_apply_bundle(ctx, o, state_dir, 0, &apt_repo,
-		    &bundle_nodes, &lost) != 0)
+		if (cmd_apply_bundle(ctx, o, state_dir, 0, &ab) != 0)
 			goto out;
-		ao.apt_repo = apt_repo;
-		if (bundle_nodes != NULL)
-			ao.nodes = bundle_nodes;
+		cmd_apply_bundle_opts(&ao, &ab);
 	}
 	state_path = xasprintf("%s/state.json", state_dir);
 	ao.state_path = state_path;
@@ -572,7 +620,7 @@ cmd_apply_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		if (err.code == PROV_E_USAGE)
 			r = PROV_EXIT_USAGE;
 	} else
-		r = cmd_apply_summary(ctx, &sum, state_path, lost);
+		r = cmd_apply_summary(ctx, &sum, state_path, ab.lost);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
@@ -583,7 +631,7 @@ out:
 	free(state_path);
 	free(run_id);
 	free(run_dir);
-	free(apt_repo);
-	free(bundle_nodes);
+	free(ab.apt_repo);
+	free(ab.nodes);
 	return r;
 }

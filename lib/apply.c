@@ -1734,6 +1734,8 @@ apply_dry_run(const struct plan *p, const struct apply_opts *o,
 	rin.plan = p;
 	rin.templates = o->templates;
 	rin.apt_repo = o->apt_repo;
+	rin.apt_release = o->apt_release;
+	rin.apt_served = o->apt_served;
 	for (i = 0; i < nsel && r == 0; i++) {
 		char	*dir = xasprintf("%s/%s", o->dry_run_dir, sel[i]->name);
 

@@ -103,6 +103,9 @@ struct apply_opts {
 	const char	*only_step;	/* run only this step, or NULL */
 	const char	*apt_repo;	/* on every node: the unpacked bundle's
 					   repository (offline.h), or NULL */
+	const char	*apt_release;	/* SHA-256 of its repo/Release, or NULL */
+	int		 apt_served;	/* the relay alone has it and serves it
+					   to the others (software.relay) */
 	int		 resume;
 	int		 break_lock;
 	int		 no_reboot;	/* stop the nodes that need a reboot */

@@ -416,6 +416,7 @@ offline_match(struct offline_conv *c, struct offline_tar_info *info,
 	struct prov_errs	 errs = PROV_ERRS_INIT;
 	const struct yml_node	*os;
 	size_t			 i;
+	uintptr_t		 k;
 	int			 r = -1;
 
 	yml_doc_init(&doc);
@@ -462,6 +463,9 @@ offline_match(struct offline_conv *c, struct offline_tar_info *info,
 		if (yml_map_str(os, "release") != NULL)
 			info->release = xstrdup(yml_map_str(os, "release"));
 		info->members = c->n - c->nimg;	/* of repo/ */
+		k = (uintptr_t)strmap_get(&c->map, "repo/Release");
+		snprintf(info->release_sha256, sizeof info->release_sha256,
+		    "%s", k > 0 ? c->m[k - 1].sha256 : "");
 		info->debs = 0;
 		for (i = 0; i < c->n; i++) {
 			size_t	l = strlen(c->m[i].name);
@@ -739,6 +743,8 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 	ob->debs = info.debs;
 	ob->distro = info.distro;
 	ob->release = info.release;
+	memcpy(ob->release_sha256, info.release_sha256,
+	    sizeof ob->release_sha256);
 	info.distro = info.release = NULL;
 	ob->trust = chk.trust;
 	chk.trust = NULL;

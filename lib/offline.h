@@ -46,6 +46,9 @@ struct plan;
 #define OFFLINE_NODE_DIR	"/var/lib/provision/bundle"
 /* ID: the first hex digits of the manifest's SHA-256. */
 #define OFFLINE_ID_LEN		16
+/* Under the package relay's URL, OFFLINE_NODE_DIR served (software.relay). */
+#define OFFLINE_SERVED_PATH	"provision-bundle"
+#define OFFLINE_SHA256_HEX	65
 /* In the images tar (and as ID/images/images.list on a node): one line
    "REF MANIFEST-DIGEST CONFIG-DIGEST" per image. */
 #define OFFLINE_IMAGES_LIST	"provision-images.list"
@@ -63,12 +66,15 @@ struct offline_bundle {
 	size_t		 members;	/* files in the tar */
 	size_t		 debs;
 	char		*distro, *release;	/* the manifest's "os" */
+	/* repo/Release's SHA-256 as the manifest has it: a node that reads
+	   the repository from the relay checks what it got against it */
+	char		 release_sha256[OFFLINE_SHA256_HEX];
 	struct strvec	 problems;	/* why bundle_verify() refused it */
 	char		*trust;		/* why it is trusted (bundle_check) */
 };
 
 #define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, \
-	NULL, NULL, STRVEC_INIT, NULL }
+	NULL, NULL, { 0 }, STRVEC_INIT, NULL }
 
 /*
  * Verify `path` (its members, and its signature against `trust`: see
@@ -107,6 +113,7 @@ struct offline_tar_info {
 	char		*distro, *release;	/* caller frees */
 	size_t		 images;	/* images in the images tar (0: none) */
 	int64_t		 images_size;
+	char		 release_sha256[OFFLINE_SHA256_HEX]; /* "": none */
 	char		 manifest_sha256[65];	/* of the manifest it read */
 };
 

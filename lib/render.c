@@ -412,6 +412,10 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 	/* apply --bundle: the node's copy of the bundle's repository. */
 	render_var(out, "PROV_APT_REPO", in->apt_repo != NULL &&
 	    in->apt_repo[0] != '\0' ? in->apt_repo : NULL);
+	render_var(out, "PROV_APT_RELEASE", in->apt_repo != NULL ?
+	    in->apt_release : NULL);
+	render_var_long(out, "PROV_APT_SERVED", in->apt_repo != NULL &&
+	    in->apt_served && render_relay(p) != NULL);
 	/* Set by the engine's wrapper for the step; empty when run by hand. */
 	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n");
 	buf_release(&tmp);

@@ -32,6 +32,12 @@ struct render_in {
 							   bundle) to install from
 							   instead of the network,
 							   or NULL */
+	const char			*apt_release;	/* SHA-256 of its
+							   repo/Release, or
+							   NULL */
+	int				 apt_served;	/* the relay node
+							   serves it to the
+							   others over HTTP */
 	const char			*lib_call;	/* when set, the script
 							   runs this command (a
 							   shell function holding

@@ -395,8 +395,14 @@ apt_update() {
 		[ -f "$PROV_APT_REPO/sources.list" ] ||
 			prov_fail "the offline bundle is not on this node ($PROV_APT_REPO/sources.list is missing): run apply --bundle again"
 		mkdir -p "$PROV_APT_REPO/lists/partial" || return 1
-		prov_log "apt-get update (offline bundle $PROV_APT_REPO)"
-		apt_cmd apt-get update -q >&2 || return 1
+		if relay_through; then
+			prov_log "apt-get update (offline bundle served by the relay $RELAY_URL)"
+			relay_retry apt_cmd apt-get update -q --error-on=any || return 1
+			apt_release_ok || return 1
+		else
+			prov_log "apt-get update (offline bundle $PROV_APT_REPO)"
+			apt_cmd apt-get update -q >&2 || return 1
+		fi
 	elif relay_through; then
 		# a source the relay could not fetch is an error, not a warning
 		prov_log "apt-get update (through the package relay $RELAY_URL)"
@@ -518,10 +524,51 @@ pkg_available() {
 
 RELAY_APT_CONF=/etc/apt/apt.conf.d/90provision-relay
 
-# Does this node's apt go through the relay?  (Offline, apt reads the
-# bundle alone.)
+# Does this node's apt go through the relay?  Online, when the relay
+# step wrote RELAY_APT_CONF; offline, when the relay serves the bundle
+# (PROV_APT_SERVED) and this is not the relay, which reads its own copy.
 relay_through() {
-	[ -n "${RELAY_URL:-}" ] && ! apt_offline && [ -f "$RELAY_APT_CONF" ]
+	[ -n "${RELAY_URL:-}" ] || return 1
+	if apt_offline; then
+		[ "${PROV_APT_SERVED:-0}" = 1 ] && [ "$NODE_NAME" != "$RELAY_NAME" ]
+	else
+		[ -f "$RELAY_APT_CONF" ]
+	fi
+}
+
+# The offline bundle as the relay serves it: a flat repository under
+# RELAY_URL (apt-cacher-ng's LocalDirs), read over plain HTTP.  What
+# vouches for it is the bundle's signed manifest, checked where apply
+# runs: it gives repo/Release's SHA-256 (PROV_APT_RELEASE), the Release
+# gives the Packages index's, the index each package's, and apt checks
+# the last two.
+relay_served_url() {
+	printf '%sprovision-bundle/%s/repo/' "$RELAY_URL" "${PROV_APT_REPO##*/}"
+}
+
+relay_served_list() {
+	printf 'deb [trusted=yes] %s ./\n' "$(relay_served_url)"
+}
+
+# sha256_is FILE SHA256: FILE has that checksum.
+sha256_is() {
+	_si=$(sha256sum <"$1") || return 1
+	[ "${_si%% *}" = "$2" ]
+}
+
+# After apt-get update from the relay: the Release apt got is the bundle's.
+apt_release_ok() {
+	[ -n "${PROV_APT_RELEASE:-}" ] || return 0
+	for _aro in "$PROV_APT_REPO"/lists/*_Release; do
+		if [ -f "$_aro" ] && sha256_is "$_aro" "$PROV_APT_RELEASE"; then
+			return 0
+		fi
+		prov_log "refusing what the relay serves: $_aro is not the bundle's repo/Release (its sha256 is not $PROV_APT_RELEASE, which the bundle's manifest gives)"
+		rm -f -- "$_aro"
+		return 1
+	done
+	prov_log "apt-get update brought no Release from $(relay_served_url)"
+	return 1
 }
 
 # relay_up: apt-cacher-ng answers at RELAY_URL (its report page).

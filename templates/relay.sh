@@ -10,6 +10,12 @@
 # the proxy setting and checks the relay answers from there.  Sources over
 # https (NVIDIA, Kubernetes, Grafana) are not proxied: apt-cacher-ng
 # cannot cache what TLS hides from it.
+#
+# Offline (apply --bundle), when the relay serves the bundle
+# (PROV_APT_SERVED): the relay node alone got the bundle, installs
+# apt-cacher-ng from it and serves its bundle folder (LocalDirs); every
+# other node gets a sources.list naming that repository, and checks the
+# Release it serves is the bundle's (relay_served_list, apt_release_ok).
 
 RELAY_ACNG_CONF=/etc/apt-cacher-ng/zzz_provision.conf
 
@@ -17,8 +23,8 @@ relay_applies() {
 	[ -n "$RELAY_URL" ] || prov_skip "no package relay in the plan"
 	[ "$PROV_OS_FAMILY" = debian ] ||
 		prov_fail "the package relay is apt-cacher-ng: Debian and Ubuntu only, this node runs $PROV_OS_ID"
-	if apt_offline; then
-		prov_skip "offline: packages come from the bundle"
+	if apt_offline && [ "$PROV_APT_SERVED" != 1 ]; then
+		prov_skip "offline: every node has the bundle"
 	fi
 }
 
@@ -40,6 +46,19 @@ relay_acng_conf() {
 	echo "# Managed by provision (step relay): the cluster's package relay."
 	echo "Port: $RELAY_PORT"
 	echo "BindAddress: $RELAY_ADDR"
+	if apt_offline; then
+		echo "LocalDirs: provision-bundle ${PROV_APT_REPO%/*}"
+	fi
+}
+
+# Offline, on a node the relay serves: its sources.list names the
+# relay's copy, and the Release there is the bundle's.
+relay_served_ok() {
+	file_same "$PROV_APT_REPO/sources.list" 0644 root:root "$(relay_served_list)" || return 1
+	http_get "$(relay_served_url)Release" >"$PROV_APT_REPO/Release.relay" 2>/dev/null ||
+		prov_why "no Release at $(relay_served_url)" || return 1
+	sha256_is "$PROV_APT_REPO/Release.relay" "$PROV_APT_RELEASE" ||
+		prov_why "the Release at $(relay_served_url) is not the bundle's (sha256 $PROV_APT_RELEASE)"
 }
 
 relay_apt_conf() {
@@ -60,6 +79,12 @@ step_check() {
 		file_same "$RELAY_ACNG_CONF" 0644 root:root "$(relay_acng_conf)" || return 1
 		relay_svc svc_running || return 1
 	fi
+	if apt_offline; then
+		relay_is_me && return 0
+		relay_up || prov_why "apt-cacher-ng does not answer at $RELAY_URL" || return 1
+		relay_served_ok
+		return
+	fi
 	file_same "$RELAY_APT_CONF" 0644 root:root "$(relay_apt_conf)" || return 1
 	relay_up || prov_why "apt-cacher-ng does not answer at $RELAY_URL"
 }
@@ -79,7 +104,18 @@ step_apply() {
 		fi
 		relay_svc svc_start
 		prov_wait 30 relay_up || prov_fail "apt-cacher-ng does not answer at $RELAY_URL (see /var/log/apt-cacher-ng/)"
+		if apt_offline; then
+			return 0
+		fi
 	fi
-	file_put "$RELAY_APT_CONF" 0644 root:root "$(relay_apt_conf)"
+	if apt_offline; then
+		dir_put "$PROV_APT_REPO" 0755 root:root
+		file_put "$PROV_APT_REPO/sources.list" 0644 root:root "$(relay_served_list)"
+	else
+		file_put "$RELAY_APT_CONF" 0644 root:root "$(relay_apt_conf)"
+	fi
 	relay_wait || prov_fail "this node cannot reach the package relay $RELAY_URL (apt-cacher-ng on $RELAY_NAME)"
+	if apt_offline && ! relay_served_ok; then
+		prov_fail "the relay does not serve this bundle: the Release at $(relay_served_url) is missing or not the bundle's (its sha256 should be $PROV_APT_RELEASE): run apply --bundle again"
+	fi
 }

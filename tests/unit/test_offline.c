@@ -227,6 +227,9 @@ START_TEST(test_offline_repo_tar)
 	ck_assert_uint_eq(info.debs, 2);
 	ck_assert_str_eq(info.distro, "debian");
 	ck_assert_str_eq(info.release, "12");
+	/* repo/Release's digest, which the nodes a relay serves check */
+	ck_assert_str_eq(tb.m[3].name, "repo/Release");
+	ck_assert_str_eq(info.release_sha256, tb.m[3].sha);
 
 	/* Plain tar: "ustar" at offset 257, no compression. */
 	ck_assert_int_eq(buf_read_file(&raw, out), 0);
