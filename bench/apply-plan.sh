@@ -12,7 +12,11 @@ n=${1:?usage: apply-plan.sh N [slurm]}
 variant=${2:-none}
 fleet=${FLEET_DIR:-/tmp/fleet}
 case $n in *[!0-9]* | '') echo "apply-plan.sh: N must be a number" >&2; exit 2 ;; esac
-if [ "$n" -lt 1 ] || [ "$n" -gt 254 ]; then echo "apply-plan.sh: 1 <= N <= 254" >&2; exit 2; fi
+# the fleet's hosts: 127.0.1.1-254, then 127.0.2.1-254 ... (four /24s)
+if [ "$n" -lt 1 ] || [ "$n" -gt 1016 ]; then echo "apply-plan.sh: 1 <= N <= 1016" >&2; exit 2; fi
+w=3 cidr=127.0.1.0/24
+if [ "$n" -gt 254 ]; then cidr=127.0.0.0/16; fi
+if [ "$n" -gt 999 ]; then w=4; fi
 case $variant in none | slurm) ;; *) echo "apply-plan.sh: variant is none or slurm" >&2; exit 2 ;; esac
 
 cat <<EOF2
@@ -21,11 +25,11 @@ version: 1
 cluster: { name: applybench, domain: bench.internal }
 
 networks:
-  lo: { cidr: 127.0.1.0/24, kind: ethernet, gbps: 10, role: management }
+  lo: { cidr: $cidr, kind: ethernet, gbps: 10, role: management }
 
 ssh:
   user: root
-  port: 2222
+  port: ${FLEET_PORT:-2222}
   identity: $fleet/id_ed25519
   known_hosts: $fleet/known_hosts
   host_keys: strict
@@ -33,11 +37,19 @@ ssh:
   connect_timeout_s: 30
 
 nodes:
-  - { name: host-001, role: head, address: 127.0.1.1 }
 EOF2
-if [ "$n" -gt 1 ]; then
-	printf '  - { name: "host-[%03d-%03d]", role: worker, address: "127.0.1.[2-%d]" }\n' 2 "$n" "$n"
-fi
+printf '  - { name: host-%0*d, role: head, address: 127.0.1.1 }\n' "$w" 1
+# one entry per /24 of the fleet: host-(254b+1).. at 127.0.(b+1).1..
+b=0
+while [ $((b * 254 + 1)) -le "$n" ]; do
+	lo=$((b * 254 + 1)) hi=$(((b + 1) * 254)) a=1
+	if [ "$b" -eq 0 ]; then lo=2 a=2; fi
+	if [ "$lo" -gt "$n" ]; then break; fi
+	if [ "$hi" -gt "$n" ]; then hi=$n; fi
+	printf '  - { name: "host-[%0*d-%0*d]", role: worker, address: "127.0.%d.[%d-%d]" }\n' \
+		"$w" "$lo" "$w" "$hi" $((b + 1)) "$a" $((hi - b * 254))
+	b=$((b + 1))
+done
 cat <<EOF2
 
 software:
