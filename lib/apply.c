@@ -148,6 +148,27 @@ apply_steps_for(const struct plan *p, const struct plan_node *n,
 	return k;
 }
 
+/*
+ * The package relay is apt-cacher-ng: an RPM distribution's plan with one
+ * is refused before any node is touched.  (Not at plan load: check, pxe
+ * and the rest have no use for the relay.)
+ */
+static int
+apply_relay_check(const struct plan *p, struct prov_err *err)
+{
+	const char	*d = p->sw.os_distro;
+	struct prov_loc	 loc;
+
+	if (render_relay(p) == NULL || d == NULL || strcmp(d, "debian") == 0 ||
+	    strcmp(d, "ubuntu") == 0)
+		return 0;
+	loc = plan_loc(p, p->sw.relay.src, NULL);
+	return prov_err_setloc(err, PROV_E_USAGE, &loc, "leave 'relay' out: "
+	    "the nodes then download their packages themselves", "the package "
+	    "relay is apt-cacher-ng, for Debian and Ubuntu; the plan's OS is "
+	    "%s", d);
+}
+
 /* The node a head-first step runs on before the others. */
 static const struct plan_node *
 apply_first(const struct plan *p, const struct apply_step *st)
@@ -1988,6 +2009,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		prov_err_set(err, PROV_E_USAGE, "no nodes selected");
 		goto out;
 	}
+	if (apply_relay_check(p, err) != 0)
+		goto out;
 	if (o->dry_run_dir != NULL) {
 		r = apply_dry_run(p, o, sel, nsel, err);
 		sum->nodes = nsel;

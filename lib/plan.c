@@ -1457,13 +1457,6 @@ plan_resolve_software(struct plan_ld *ld)
 		plan_ld_err(ld, yml_map_get(sw->relay.src, "node"), "name a node "
 		    "of the plan (or leave 'node' out: the head)",
 		    "unknown node '%s'", sw->relay.node);
-	if (sw->relay.src != NULL && sw->os_distro != NULL &&
-	    strcmp(sw->os_distro, "debian") != 0 &&
-	    strcmp(sw->os_distro, "ubuntu") != 0)
-		plan_ld_err(ld, sw->relay.src, "leave 'relay' out: nodes then "
-		    "download their packages themselves", "the package relay "
-		    "is apt-cacher-ng, for Debian and Ubuntu; the plan's OS is "
-		    "%s", sw->os_distro);
 	if (sw->prometheus != NULL && plan_node(p, sw->prometheus) == NULL)
 		plan_ld_err(ld, yml_map_get(yml_map_get(sw->src, "monitoring"),
 		    "prometheus"), "name a node of the plan",

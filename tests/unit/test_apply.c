@@ -457,6 +457,30 @@ START_TEST(test_apply_dry_run_errors)
 	free(dir);
 	test_apply_rmdir(tmp);
 	test_apply_release(&t);
+
+	/*
+	 * A package relay (apt-cacher-ng) in a Rocky plan: the plan loads
+	 * (check and pxe have no use for the relay), apply refuses it,
+	 * located at the key, before writing anything.
+	 */
+	test_apply_text(&t, "version: 1\ncluster: { name: lab }\n"
+	    "nodes: [ { name: h1, role: head }, { name: c1 } ]\n"
+	    "software:\n  os: { distro: rocky, release: \"9\" }\n"
+	    "  relay: { node: c1 }\n");
+	tmp = test_apply_tmpdir();
+	dir = xasprintf("%s/out", tmp);
+	test_apply_dry_opts(&o, &t, dir);
+	ck_assert_int_eq(apply_run(&sum, t.p, &o, &err), -1);
+	ck_assert_str_eq(err.msg, "the package relay is apt-cacher-ng, for "
+	    "Debian and Ubuntu; the plan's OS is rocky");
+	ck_assert_uint_eq(err.loc.line, 6);
+	prov_err_release(&err);
+	ls = test_apply_ls(tmp);
+	ck_assert_str_eq(ls, "");
+	free(ls);
+	free(dir);
+	test_apply_rmdir(tmp);
+	test_apply_release(&t);
 }
 END_TEST
 
