@@ -59,7 +59,8 @@ cut_off() {
 			"Acquire::Retries \"0\";" >/etc/apt/apt.conf.d/99t106-offline
 		rm -rf /var/lib/apt/lists /var/cache/apt/archives/hello_*.deb /var/cache/apt/archives/figlet_*.deb
 		mkdir -p /var/lib/apt/lists/partial
-		! apt-get update -q >/dev/null 2>&1'
+		! apt-get update -q --error-on=any >/dev/null 2>&1
+		! apt-cache show --no-all-versions hello >/dev/null 2>&1'
 }
 cut_off $HEAD && cut_off $W1 && cut_off $W2 &&
 	ok "nodes cut off from the mirrors" || not_ok "nodes cut off from the mirrors"
@@ -84,7 +85,10 @@ served() {	# served ADDR PKG: installed, and the relay's copy is its source
 		apt-cache -o Dir::Etc::sourcelist=\$d/sources.list -o Dir::Etc::sourceparts=- \
 			-o Dir::State::Lists=\$d/lists -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
 			policy $2 >/tmp/t106.policy
-		grep -q ' $URL ./ Packages' /tmp/t106.policy"
+		grep -Eq ' ${URL%/}/? \./ Packages' /tmp/t106.policy" || {
+		on "$1" "cat /var/lib/provision/bundle/$ID/sources.list /tmp/t106.policy" 2>&1 | sed 's/^/# /'
+		return 1
+	}
 }
 served $W1 hello && served $W1 figlet && served $W2 hello && served $W2 chrony &&
 	ok "the workers installed from the relay's copy ($URL)" || not_ok "the workers installed from the relay's copy"
