@@ -89,8 +89,13 @@ run_apply() {
 	WCHAR=$wchar
 }
 
-fetched() {	# fetched NAME: bytes apt fetched on the nodes, from their logs
-	cat "$W/state.$1"/runs/*/logs/*.log 2>/dev/null | python3 -c '
+fetched() {	# fetched NAME [STEP]: bytes apt fetched on the nodes (in STEP on the head)
+	if [ -n "${2:-}" ]; then
+		awk -v s="=== step $2 " 'index($0, "=== step ") == 1 { on = index($0, s) == 1 } on' \
+			"$W/state.$1"/runs/*/logs/rb-01.log
+	else
+		cat "$W/state.$1"/runs/*/logs/*.log
+	fi 2>/dev/null | python3 -c '
 import re, sys
 u = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
 t = 0
@@ -105,9 +110,9 @@ acng() {	# acng I|O: bytes apt-cacher-ng moved in (upstream) or out
 		awk -F'|' -v k="$1" '$2 == k { s += $3 } END { print s + 0 }'
 }
 
-slowest() {	# slowest NAME: the three slowest step results
-	grep -E ' (ok|changed|failed) ' "$W/$1.txt" | sed 's/.*(\([0-9.]*\) s)$/\1 &/' |
-		sort -rn | head -n 3 | cut -d' ' -f3- | awk '{ print $2, $3, $NF }' | tr '\n' ';'
+slowest() {	# slowest NAME: the three slowest step results (node step seconds)
+	awk '$NF == "s)" { v = $(NF - 1); gsub(/\(/, "", v); print v, $2, $3 }' "$W/$1.txt" |
+		sort -rn | head -n 3 | awk '{ printf "%s %s %ss; ", $2, $3, $1 }'
 }
 
 mkdir -p "$W"
@@ -127,8 +132,11 @@ for n in $NS; do
 
 	fresh "$W/plan.$n.relay.yaml" "$n"
 	run_apply "relay.$n" "$W/plan.$n.relay.yaml"
-	printf 'online-relay\t%s\tupstream %s B (served %s B; nodes fetched %s B)\twall %.1f s\t%s\n' "$n" \
-		"$(acng I)" "$(acng O)" "$(fetched "relay.$n")" "$WALL" "$(slowest "relay.$n")" | tee -a "$TSV"
+	# upstream: what apt-cacher-ng fetched, and what the head fetched
+	# itself to install it
+	printf 'online-relay\t%s\tupstream %s B + %s B (served %s B; nodes fetched %s B)\twall %.1f s\t%s\n' "$n" \
+		"$(acng I)" "$(fetched "relay.$n" relay)" "$(acng O)" "$(fetched "relay.$n")" "$WALL" \
+		"$(slowest "relay.$n")" | tee -a "$TSV"
 
 	fresh "$W/plan.$n.yaml" "$n"
 	run_apply "bundle.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.yaml"
