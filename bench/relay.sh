@@ -43,6 +43,7 @@ ssh:
   host_keys: strict
   forks: 64
   connect_timeout_s: 30
+offline: { bundle_key: $W/bundle.pub }
 nodes:
   - { name: rb-01, role: head, address: 127.0.14.1 }
 EOF
@@ -117,11 +118,14 @@ slowest() {	# slowest NAME: the three slowest step results (node step seconds)
 
 mkdir -p "$W"
 : >"$TSV"
+# the bundles are signed; the plans pin the key
+[ -f "$W/bundle.key" ] || (umask 077 && openssl genpkey -algorithm ed25519 -out "$W/bundle.key")
+openssl pkey -in "$W/bundle.key" -pubout -out "$W/bundle.pub"
 echo "# $(date -u '+%F %T') load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$TSV"
 for n in $NS; do
 	plan "$n" 0 >"$W/plan.$n.yaml"
 	plan "$n" 1 >"$W/plan.$n.relay.yaml"
-	"$PROVISION" bundle "$W/plan.$n.relay.yaml" -o "$W/b.$n.tar.zst" \
+	"$PROVISION" bundle "$W/plan.$n.relay.yaml" -o "$W/b.$n.tar.zst" --sign "$W/bundle.key" \
 		--cache "$TB/bundle-cache" >"$W/bundle.$n.txt" 2>&1 || die "bundle at N=$n failed"
 	bsize=$(stat -c %s "$W/b.$n.tar.zst")
 

@@ -6,7 +6,7 @@
 # serves it over HTTP; the workers install base and the extras from what
 # it serves; a second apply sends nothing and changes nothing; a Release
 # changed on the relay is refused by the workers, which check it against
-# the bundle's signed manifest.
+# the bundle's manifest, signed (--sign) with the key the plan pins.
 #
 #   sh tests/e2e/t106-apply-bundle-relay.sh   (as root, under the e2e lock)
 # shellcheck disable=SC2015
@@ -17,9 +17,14 @@ set -u
 	skip_all "no Debian archive keyring (package debian-archive-keyring)"
 cd "$TOP" || exit 1
 
-PLAN=tests/fixtures/relay/bundle-relay.yaml
 TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
 W=$(mktemp -d /tmp/t106.XXXXXX) || exit 1
+# The fixture's plan, pinning the key the bundle is signed with.
+(umask 077 && openssl genpkey -algorithm ed25519 -out "$W/bundle.key") 2>/dev/null || exit 1
+openssl pkey -in "$W/bundle.key" -pubout -out "$W/bundle.pub" 2>/dev/null || exit 1
+PLAN=$W/plan.yaml
+sed "s|^software:|offline: { bundle_key: $W/bundle.pub }\nsoftware:|" \
+	tests/fixtures/relay/bundle-relay.yaml >"$PLAN"
 KEY=$TB/id_ed25519
 KH=$TB/known_hosts
 HEAD=127.0.10.31
@@ -41,7 +46,7 @@ show() {	# show FILE: the end of FILE as TAP comments
 }
 
 "$PROVISION" bundle "$PLAN" -o "$W/b.tar.zst" --cache "$TB/bundle-cache" \
-	>"$W/bundle.txt" 2>&1
+	--sign "$W/bundle.key" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan (apt-cacher-ng in it)"; else
 	not_ok "bundle of the plan (exit $rc)"; show "$W/bundle.txt"
