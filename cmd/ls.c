@@ -66,6 +66,18 @@ cmd_ls_json(struct json_writer *jw, const struct plan_node *nd)
 	}
 	if (nd->bmc != NULL)
 		json_str(jw, "bmc", nd->bmc->address);
+	if (nd->vm.memory_mib > 0 || nd->vm.cpus > 0) {
+		json_object_begin(jw, "vm", 0);
+		if (nd->vm.memory_mib > 0)
+			json_int(jw, "memory_mib", nd->vm.memory_mib);
+		else
+			json_null(jw, "memory_mib");
+		if (nd->vm.cpus > 0)
+			json_int(jw, "cpus", nd->vm.cpus);
+		else
+			json_null(jw, "cpus");
+		json_end(jw);
+	}
 	json_end(jw);
 }
 

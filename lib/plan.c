@@ -264,7 +264,17 @@ struct plan_node_raw {
 	const char		*name, *role, *hardware, *rack, *address, *mac;
 	long			 u;
 	struct strvec		 macs;
-	const struct yml_node	*interfaces, *bmc;
+	const struct yml_node	*interfaces, *bmc, *vm;
+};
+
+/*
+ * vm: the node's size when it is a VM of the testbeds (scripts/testbed-vm):
+ * bounds that QEMU accepts and a laptop can hold a few of.
+ */
+static const struct schema_field plan_vm_fields[] = {
+	FR("memory_mib", SCHEMA_INT, struct plan_vm, memory_mib, 0, 256, 65536),
+	FR("cpus", SCHEMA_INT, struct plan_vm, cpus, 0, 1, 64),
+	FEND
 };
 
 /*
@@ -283,6 +293,7 @@ static const struct schema_field plan_node_fields[] = {
 	F("interfaces", SCHEMA_ADDRS, struct plan_node_raw, interfaces,
 	    SCHEMA_NAMES),
 	FN("bmc", struct plan_node_raw, bmc, 0, plan_bmc_fields),
+	FN("vm", struct plan_node_raw, vm, 0, plan_vm_fields),
 	FEND
 };
 
@@ -1152,6 +1163,7 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	struct plan_node_raw	 raw;
 	struct plan_bmc_raw	 braw;
 	struct plan_entry_vals	 ev;
+	struct plan_vm		 vm;
 	struct prov_err		 e = PROV_ERR_INIT;
 	struct hostlist_iter	*it = NULL;
 	const char		*name;
@@ -1160,6 +1172,7 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	memset(&raw, 0, sizeof raw);
 	memset(&braw, 0, sizeof braw);
 	memset(&ev, 0, sizeof ev);
+	memset(&vm, 0, sizeof vm);
 	raw.role = "worker";
 	raw.macs = (struct strvec)STRVEC_INIT;
 	/*
@@ -1172,6 +1185,8 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 	if (plan_node_entry_count(ld, v, raw.name, &n) != 0)
 		goto out;
 	plan_node_entry_expand(ld, v, &raw, &braw, n, &ev);
+	if (raw.vm != NULL)
+		(void)schema_bind(&ld->sc, raw.vm, plan_vm_fields, &vm);
 	/*
 	 * A bad value above leaves NULL in its place and the nodes are still
 	 * made (the load fails anyway), so that later references to them do
@@ -1193,6 +1208,7 @@ plan_load_node_entry(struct plan_ld *ld, const struct yml_node *v)
 		plan_node_fill(ld, nd, it != NULL ?
 		    yml_doc_strdup(&p->doc, name) : name, i, v, &raw, &braw,
 		    &ev);
+		nd->vm = vm;
 		plan_node_name_check(ld, v, nd, &badname);
 		/* A bad name still fails the load; its references get checked. */
 		p->nnodes++;

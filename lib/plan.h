@@ -168,6 +168,12 @@ struct plan_bmc {
 	long			 port;		/* 443 */
 };
 
+/* A node's size as a VM of the testbeds; 0: the testbed's default. */
+struct plan_vm {
+	long			 memory_mib;
+	long			 cpus;
+};
+
 struct plan_iface {
 	const char		*network;
 	const char		*address;
@@ -186,6 +192,7 @@ struct plan_node {
 	struct plan_iface	*ifaces;
 	size_t			 nifaces;
 	struct plan_bmc		*bmc;		/* NULL: none */
+	struct plan_vm		 vm;
 	const struct yml_node	*src;		/* the entry in nodes: */
 	size_t			 index;		/* position within its range */
 };

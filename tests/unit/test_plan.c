@@ -188,10 +188,11 @@ static const char expand_plan[] =
     "  ib-01: { model: qm8700, network: fabric, rack: r01, u: 42 }\n"
     "nodes:\n"
     "  - { name: head-01, role: head, rack: r02, u: 40, address: 10.10.0.10,\n"
-    "      mac: '0c:c4:7a:00:00:10' }\n"
+    "      mac: '0c:c4:7a:00:00:10', vm: { memory_mib: 2048 } }\n"
     "  - &gpu\n"
     "    name: 'gpu[01-04]'\n"
     "    hardware: gpu-node\n"
+    "    vm: { memory_mib: 4096, cpus: 2 }\n"
     "    rack: r01\n"
     "    u: 2\n"
     "    address: '10.10.1.[1-4]'\n"
@@ -255,6 +256,14 @@ START_TEST(test_plan_expand)
 		ck_assert_ptr_null(n->bmc);
 		ck_assert_ptr_null(n->mac);
 	}
+	/* A testbed VM's size: per entry, merged, 0 where unset. */
+	n = test_plan_node(t.p, "head-01");
+	ck_assert_int_eq(n->vm.memory_mib, 2048);
+	ck_assert_int_eq(n->vm.cpus, 0);
+	n = test_plan_node(t.p, "gpu07");
+	ck_assert_int_eq(n->vm.memory_mib, 4096);
+	ck_assert_int_eq(n->vm.cpus, 2);
+	ck_assert_int_eq(test_plan_node(t.p, "dgx01")->vm.memory_mib, 0);
 	/* Merged from the &gpu entry, then overridden. */
 	ck_assert_str_eq(test_plan_node(t.p, "gpu06")->rack, "r02");
 	ck_assert_str_eq(test_plan_node(t.p, "gpu03")->rack, "r01");
@@ -361,8 +370,8 @@ START_TEST(test_plan_expand)
 
 	/* Locations point back into the file. */
 	n = test_plan_node(t.p, "dgx03");
-	ck_assert_uint_eq(plan_loc(t.p, n->src, NULL).line, 39);
-	ck_assert_uint_eq(plan_loc(t.p, n->src, "u").line, 42);
+	ck_assert_uint_eq(plan_loc(t.p, n->src, NULL).line, 40);
+	ck_assert_uint_eq(plan_loc(t.p, n->src, "u").line, 43);
 	ck_assert_uint_eq(plan_loc(t.p, n->src, "u").col, 8);
 	ck_assert_str_eq(plan_loc(t.p, n->src, "u").file, "lab.yaml");
 	ck_assert_uint_eq(plan_loc(t.p, NULL, "u").line, 0);
@@ -868,6 +877,19 @@ static const struct {
 	    KARG_HINT
 	    "t.yaml:6:59: 'kernel_args' is not a kernel argument: '-x' "
 	    KARG_HINT },
+	/* A testbed VM's size reaches QEMU's command line: bounded. */
+	{ "vm size", HDR
+	    "nodes:\n"
+	    "  - { name: a, vm: { memory_mib: 100, cpus: 0, disk: 3 } }\n"
+	    "  - { name: 'b[1-2]', vm: { memory_mib: 1g, cpus: 65 } }\n"
+	    "  - { name: c, vm: 2 }\n",
+	    "t.yaml:4:34: 'memory_mib' is 100, outside 256..65536\n"
+	    "t.yaml:4:45: 'cpus' is 0, outside 1..64\n"
+	    "t.yaml:4:48: unknown key 'disk'\n"
+	    "t.yaml:5:41: 'memory_mib' must be a whole number, not '1g'\n"
+	    "t.yaml:5:51: 'cpus' is 65, outside 1..64\n"
+	    "t.yaml:6:20: expected a mapping, not '2' (write 'key: value' "
+	    "pairs)\n" },
 	{ "not a mapping", "- version: 1\n",
 	    "t.yaml:1:1: 'plan' must be a mapping, not a list\n" },
 	{ "scalar plan", "just text\n",
