@@ -8,6 +8,8 @@
 #   make test SAN=1  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo        the main job end to end on the local testbed
 #   make test-vm     the VM suite: three QEMU VMs with systemd (tests/vm, not in `make test`)
+#   make vagrant-box the Debian 12 box for vagrant-libvirt, added as provision/debian12
+#   make test-vagrant vagrant/ for real: vagrant up, check, apply twice, verify (not in `make test`)
 #   make bench       benchmarks (bench/), by hand
 #   make style       banned functions, header self-containment, clang-format
 #
@@ -74,9 +76,10 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	xorriso vagrant chromium clang clang-format libclang-rt-14-dev sudo time pdsh \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
 	libfuzzer-14-dev skopeo \
-	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs
+	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs \
+	vagrant-libvirt libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 
-.PHONY: all deps deps-ensure deps-check test test-vm unit e2e cli demo bench style \
+.PHONY: all deps deps-ensure deps-check test test-vm vagrant-box test-vagrant unit e2e cli demo bench style \
 	check-headers clean fuzz install FORCE
 all: provision
 
@@ -157,6 +160,20 @@ e2e: $(BIN) $(BUILD)/tests/test_plan
 test-vm: deps-ensure
 	$(MAKE) provision
 	@PROVISION=$(CURDIR)/provision sh tests/vm/run.sh
+
+# vagrant/ for real (docs/vagrant.md).  vagrant-box: the Debian 12 box,
+# made from the VM testbed's image (built when missing), added to the
+# caller's Vagrant as provision/debian12.  test-vagrant: its own libvirtd,
+# Vagrant and three VMs in a network namespace; `vagrant up`, check,
+# apply, apply again with nothing changed, verify.  Not in `make test`.
+VAGRANT_BOX_FILE ?= /var/tmp/provision-vagrant/debian12-libvirt.box
+vagrant-box: deps-ensure
+	scripts/testbed-vm box $(VAGRANT_BOX_FILE)
+	vagrant box add --force --name provision/debian12 $(VAGRANT_BOX_FILE)
+
+test-vagrant: deps-ensure
+	$(MAKE) provision
+	@PROVISION=$(CURDIR)/provision scripts/vagrant-e2e.sh all
 
 demo: deps-ensure
 	$(MAKE) provision
