@@ -16,6 +16,17 @@ mkdir -p "$STATE"
 
 check "check passes" "$PROVISION" check -q "$PLAN"
 
+# Each VM is as large as the plan's vm: says (the head), else the default.
+mem_mib() {
+	on "$1" "awk '/^MemTotal:/ { print int(\$2 / 1024) }' /proc/meminfo"
+}
+m=$(mem_mib $HEAD)
+[ "${m:-0}" -gt 1300 ] && [ "$m" -le 1536 ] && ok "head-01 has the plan's 1536 MiB ($m MiB usable)" ||
+	not_ok "head-01 has the plan's 1536 MiB (${m:-?} MiB usable)"
+m=$(mem_mib $W1)
+[ "${m:-0}" -gt 700 ] && [ "$m" -le 1024 ] && ok "worker-01 has the default 1024 MiB ($m MiB usable)" ||
+	not_ok "worker-01 has the default 1024 MiB (${m:-?} MiB usable)"
+
 # The images leave "127.0.1.1 NAME" in /etc/hosts, as Debian's installer does.
 on $W1 "grep -q '^127.0.1.1[[:space:]]*worker-01' /etc/hosts" &&
 	ok "before apply: /etc/hosts names worker-01 127.0.1.1" ||
