@@ -19,10 +19,15 @@ check "the Debian box and TCG settings validate" sh -c 'cd vagrant &&
 	PROVISION_VAGRANT_BOX=provision/debian12 PROVISION_VAGRANT_DRIVER=qemu PROVISION_VAGRANT_CPUS=1 \
 	PROVISION_VAGRANT_MEMORY=1024 PROVISION_VAGRANT_MGMT=none \
 	PROVISION_VAGRANT_APT_PROXY=http://192.168.56.1:3142 vagrant validate --ignore-provider >/dev/null'
-for bad in "DRIVER=xen" "MGMT=bridge" "CPUS=0" "MEMORY=1g" "APT_PROXY=http://x';reboot;'"; do
-	expect_code 1 "PROVISION_VAGRANT_$bad is refused" sh -c "cd vagrant &&
-		env 'PROVISION_VAGRANT_$bad' vagrant validate --ignore-provider >/dev/null 2>&1"
+# Each value reaches Vagrant through the environment only (one argument
+# of env, never a shell's text); the hostile one would make a file if
+# anything ran it.
+for bad in "DRIVER=xen" "MGMT=bridge" "CPUS=0" "MEMORY=1g" \
+	"APT_PROXY=http://x';touch $TMP/pwned;'" "APT_PROXY=http://x/\$(touch $TMP/pwned)"; do
+	expect_code 1 "PROVISION_VAGRANT_$bad is refused" env "PROVISION_VAGRANT_$bad" \
+		sh -c 'cd vagrant && vagrant validate --ignore-provider >/dev/null 2>&1'
 done
+check "no hostile setting ran" test ! -e "$TMP/pwned"
 
 sed -n 's/^ *"\([a-z0-9-]*\)" *=> *"\([0-9.]*\)",*$/\1=\2/p' vagrant/Vagrantfile | sort > "$TMP/vagrant.txt"
 for plan in vagrant/plan.yaml vagrant/plan-debian.yaml; do
