@@ -23,7 +23,7 @@
  *	nodes:     [ { name: HOSTLIST, role, hardware, rack, u,
  *		       address: HOSTLIST, mac, macs, interfaces: { NET: HOSTLIST },
  *		       bmc: { address: HOSTLIST, user, password_env,
- *			      password_file, ca_file, insecure, port } } ]
+ *			      password_file, ca_file, insecure, port, system } } ]
  *	software:  { os: {distro, release}, gpu_driver: {branch, version, cuda},
  *		     container_runtime: {engine, nvidia_toolkit},
  *		     orchestrator: {kind, slurm: {cluster_name, partitions},
@@ -247,6 +247,7 @@ struct plan_bmc_raw {
 	const char	*address, *user, *password_env, *password_file, *ca_file;
 	int		 insecure;
 	long		 port;
+	const char	*system;
 };
 
 static const struct schema_field plan_bmc_fields[] = {
@@ -257,6 +258,8 @@ static const struct schema_field plan_bmc_fields[] = {
 	F("ca_file", SCHEMA_PATH, struct plan_bmc_raw, ca_file, 0),
 	F("insecure", SCHEMA_BOOL, struct plan_bmc_raw, insecure, 0),
 	FR("port", SCHEMA_INT, struct plan_bmc_raw, port, 0, 1, 65535),
+	/* the system behind a BMC of several: its Redfish Id, or 1, 2 ... */
+	F("system", SCHEMA_WORD, struct plan_bmc_raw, system, 0),
 	FEND
 };
 
@@ -1127,6 +1130,7 @@ plan_node_fill(struct plan_ld *ld, struct plan_node *nd, const char *name,
 		nd->bmc->ca_file = plan_path(ld, braw->ca_file);
 		nd->bmc->insecure = braw->insecure;
 		nd->bmc->port = braw->port;
+		nd->bmc->system = braw->system;
 	}
 }
 

@@ -166,6 +166,7 @@ struct plan_bmc {
 	const char		*ca_file;
 	int			 insecure;
 	long			 port;		/* 443 */
+	const char		*system;	/* Redfish id or index; NULL */
 };
 
 /* A node's size as a VM of the testbeds; 0: the testbed's default. */
