@@ -256,6 +256,8 @@ cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
 
 	if (b->insecure)
 		buf_adds(&t, BMC_INSECURE_NOTE "; ");
+	if (b->auth != NULL && strcmp(b->auth, "basic") == 0)
+		buf_addf(&t, "basic auth (%s); ", b->auth_why);
 	if (row->ok || (b->ok && row->rows.n > 0))
 		buf_adds(&t, b->detail ? b->detail : "");
 	else {
@@ -288,6 +290,8 @@ cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
 		json_null(jw, "error");
 	if (v->auth != NULL)
 		json_str(jw, "auth", v->auth);
+	if (v->auth_why != NULL)
+		json_str(jw, "auth_why", v->auth_why);
 	if (v->system != NULL)
 		json_str(jw, "system", v->system);
 	if (v->power != NULL)

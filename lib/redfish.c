@@ -182,7 +182,7 @@ redfish_join(struct buf *b, const struct strvec *sv)
 
 static const char *const redfish_action_names[] = {
 	"status", "on", "off", "cycle", "reset", "boot", "media insert",
-	"media eject", "inventory",
+	"media eject", "inventory", "power",
 };
 
 const char *
@@ -261,6 +261,21 @@ redfish_reset_type(enum redfish_action a, int graceful,
 	}
 }
 
+const char *
+redfish_boot_enabled(int once, const struct strvec *allowed,
+    const char **why)
+{
+	*why = NULL;
+	if (redfish_allows(allowed, once ? "Once" : "Continuous"))
+		return once ? "Once" : "Continuous";
+	/* Until changed, where only Once is offered: Once, and say so. */
+	if (!once && redfish_allows(allowed, "Once"))
+		return "Once";
+	*why = once ? "does not allow a boot override for the next boot "
+	    "only (Once)" : "allows neither Continuous nor Once";
+	return NULL;
+}
+
 int
 redfish_media_is_cd(const struct yml_node *vm)
 {
@@ -279,6 +294,134 @@ redfish_media_is_cd(const struct yml_node *vm)
 	return 0;
 }
 
+/*
+ * Rank of a slot for a CD image; see redfish.h.  AMI MegaRAC lists its
+ * CD slot with Insert/Eject actions and no MediaTypes at all.
+ */
+int
+redfish_media_rank(const struct yml_node *vm)
+{
+	const struct yml_node	*types = redfish_seq(vm, "MediaTypes");
+	const struct yml_node	*acts = redfish_map(vm, "Actions");
+	const char		*id = redfish_str(vm, "Id");
+	const char		*name = redfish_str(vm, "Name");
+
+	if (redfish_media_is_cd(vm))
+		return 3;
+	if (types != NULL && types->n > 0)
+		return 0;
+	if (redfish_map(acts, "#VirtualMedia.InsertMedia") == NULL)
+		return 0;
+	if ((id != NULL && (strcasestr(id, "cd") || strcasestr(id, "dvd"))) ||
+	    (name != NULL && (strcasestr(name, "cd") ||
+	    strcasestr(name, "dvd"))))
+		return 2;
+	return 1;
+}
+
+/* --- ids ---------------------------------------------------------------- */
+
+long
+redfish_pci_num(const struct yml_node *n, const char *k, long max)
+{
+	const struct yml_node	*v;
+	const char		*s;
+	long			 out;
+	size_t			 len, i;
+	int			 digits = 1;
+
+	if (n == NULL || n->kind != YML_MAP)
+		return -1;
+	v = yml_map_get(n, k);
+	if (v == NULL || v->kind != YML_SCALAR || yml_is_null(v))
+		return -1;
+	s = v->u.s;
+	len = strlen(s);
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			digits = 0;
+	if (len == 0)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		out = str_hex(s);
+	else if (digits && !(s[0] == '0' && len > 1))
+		out = str_to_long(s, &out) == 0 ? out : -1;	/* iLO: decimal */
+	else
+		out = str_hex(s);	/* "10de", "030200" */
+	return out >= 0 && out <= max ? out : -1;
+}
+
+char *
+redfish_uri_id(const char *uri)
+{
+	size_t		 len;
+	const char	*s;
+
+	if (uri == NULL)
+		return xstrdup("?");
+	len = strcspn(uri, "?#");
+	while (len > 1 && uri[len - 1] == '/')
+		len--;
+	for (s = uri + len; s > uri && s[-1] != '/'; s--)
+		;
+	return xstrndup(s, len - (size_t)(s - uri));
+}
+
+long
+redfish_pick_system(const struct strvec *ids, const struct strvec *types,
+    const char *want, char **why)
+{
+	struct buf	 b = BUF_INIT;
+	long		 pick = -1, idx;
+	size_t		 i, hosts = 0;
+
+	*why = NULL;
+	if (ids->n == 0) {
+		*why = xstrdup("the BMC lists no systems");
+		return -1;
+	}
+	if (want != NULL) {
+		/* An id first: HPE's only system is "1" and index 1 alike. */
+		if ((idx = strvec_find(ids, want)) >= 0)
+			return idx;
+		if (str_to_long(want, &idx) == 0 && idx >= 1 &&
+		    (size_t)idx <= ids->n)
+			return idx - 1;
+	} else if (ids->n == 1)
+		return 0;
+	else {
+		for (i = 0; i < ids->n; i++) {
+			const char	*t = i < types->n ? types->v[i] : NULL;
+
+			if (t != NULL && strcmp(t, "DPU") == 0)
+				continue;
+			hosts++;
+			pick = (long)i;
+		}
+		if (hosts == 1)
+			return pick;
+	}
+	for (i = 0; i < ids->n; i++) {
+		const char	*t = i < types->n ? types->v[i] : NULL;
+
+		buf_addf(&b, "%s%s", i ? ", " : "", ids->v[i]);
+		if (t != NULL && strcmp(t, "DPU") == 0)
+			buf_adds(&b, " (DPU)");
+	}
+	if (want != NULL)
+		*why = xasprintf("the BMC has no system '%s' (its systems: %s; "
+		    "bmc.system takes an id or an index from 1)", want, b.buf);
+	else if (hosts == 0)
+		*why = xasprintf("the BMC's only systems are DPUs (%s); name "
+		    "one in bmc.system to act on it", b.buf);
+	else
+		*why = xasprintf("the BMC has %zu systems (%s): name the "
+		    "node's in bmc.system (an id or an index from 1)", ids->n,
+		    b.buf);
+	buf_release(&b);
+	return -1;
+}
+
 /* --- inventory -------------------------------------------------------- */
 
 void
@@ -289,11 +432,15 @@ redfish_inv_init(struct redfish_inv *inv)
 	inv->mem_gib = NAN;
 	inv->dimms = -1;
 	inv->gpus = inv->gpus_by_proc = inv->gpus_by_pcie = -1;
+	inv->gpus_by_oem = -1;
 	inv->pcie_devices = -1;
 	inv->psus = -1;
 	inv->psu_watts_min = inv->psu_watts_max = NAN;
 	inv->sum_cpus = -1;
 	inv->sum_mem_gib = NAN;
+	inv->watts = inv->psu_volts_min = inv->psu_volts_max = NAN;
+	inv->watts_env = inv->watts_ctl = NAN;
+	inv->psu_input_watts = NAN;
 	inv->gpu_pci_ids = (struct strvec)STRVEC_INIT;
 	inv->notes = (struct strvec)STRVEC_INIT;
 }
@@ -307,6 +454,8 @@ redfish_inv_release(struct redfish_inv *inv)
 	free(inv->sum_cpu_model);
 	free(inv->gpu_model);
 	free(inv->psu_source);
+	free(inv->gpus_why);
+	free(inv->watts_source);
 	strvec_clear(&inv->gpu_pci_ids);
 	strvec_clear(&inv->notes);
 	redfish_inv_init(inv);
@@ -390,24 +539,39 @@ redfish_inv_add_psu(struct redfish_inv *inv, const struct yml_node *psu,
 }
 
 /*
- * Is this PCIe function a GPU?  Display controllers (class 0x03) and
- * processing accelerators (0x12), except the BMC's own VGA (ASPEED,
- * Matrox, Emulex Pilot).
+ * Is a device of this vendor and class a GPU?  Display controllers (class
+ * 0x03) and processing accelerators (0x12), except the BMC's own VGA
+ * (ASPEED, Matrox, Emulex Pilot).
  */
+static int
+redfish_pci_is_gpu(long vendor, long base_class)
+{
+	if (base_class != 0x03 && base_class != 0x12)
+		return 0;
+	return vendor != 0x1a03 && vendor != 0x102b && vendor != 0x19a2;
+}
+
+/* A PCIe function: by DeviceClass, else the ClassCode's base class. */
 static int
 redfish_fn_is_gpu(const struct yml_node *fn)
 {
 	const char	*dc = redfish_str(fn, "DeviceClass");
-	long		 vendor = str_hex(redfish_str(fn, "VendorId"));
-	long		 cls = str_hex(redfish_str(fn, "ClassCode"));
-	int		 display;
+	long		 cls = redfish_pci_num(fn, "ClassCode", 0xffffff);
+	long		 base = cls >= 0 ? cls >> 16 : -1;
 
-	display = (dc != NULL && (strcmp(dc, "DisplayController") == 0 ||
-	    strcmp(dc, "ProcessingAccelerators") == 0)) ||
-	    (cls >= 0 && ((cls >> 16) == 0x03 || (cls >> 16) == 0x12));
-	if (!display)
-		return 0;
-	return vendor != 0x1a03 && vendor != 0x102b && vendor != 0x19a2;
+	if (dc != NULL && strcmp(dc, "DisplayController") == 0)
+		base = 0x03;
+	else if (dc != NULL && strcmp(dc, "ProcessingAccelerators") == 0)
+		base = 0x12;
+	return redfish_pci_is_gpu(redfish_pci_num(fn, "VendorId", 0xffff),
+	    base);
+}
+
+static void
+redfish_inv_add_gpu_id(struct redfish_inv *inv, long v, long d)
+{
+	if (v >= 0 && d >= 0)
+		strvec_pushf(&inv->gpu_pci_ids, "%04lx:%04lx", v, d);
 }
 
 void
@@ -421,15 +585,12 @@ redfish_inv_add_pcie(struct redfish_inv *inv, const struct yml_node *dev,
 	if (redfish_absent(dev))
 		return;
 	for (i = 0; fns != NULL && fns[i] != NULL; i++) {
-		long	v, d;
-
 		if (!redfish_fn_is_gpu(fns[i]))
 			continue;
 		redfish_inc(&inv->gpus_by_pcie, 1);
-		v = str_hex(redfish_str(fns[i], "VendorId"));
-		d = str_hex(redfish_str(fns[i], "DeviceId"));
-		if (v >= 0 && d >= 0)
-			strvec_pushf(&inv->gpu_pci_ids, "%04lx:%04lx", v, d);
+		redfish_inv_add_gpu_id(inv,
+		    redfish_pci_num(fns[i], "VendorId", 0xffff),
+		    redfish_pci_num(fns[i], "DeviceId", 0xffff));
 		if (inv->gpu_model == NULL) {
 			const char	*m = redfish_str(dev, "Model");
 
@@ -442,6 +603,152 @@ redfish_inv_add_pcie(struct redfish_inv *inv, const struct yml_node *dev,
 	}
 }
 
+/*
+ * HPE iLO 5 lists every PCI device of a system in its own resources
+ * (Oem.Hpe.Links.PCIDevices, HpeServerPciDevice) with numeric VendorID,
+ * DeviceID, ClassCode and SubclassCode; an Apollo's GPUs may be only
+ * there.  Their PCI ids count only when the standard list gave none.
+ */
+void
+redfish_inv_add_oem_pci(struct redfish_inv *inv, const struct yml_node *d)
+{
+	long	cls = redfish_pci_num(d, "ClassCode", 0xff);
+	long	v = redfish_pci_num(d, "VendorID", 0xffff);
+
+	redfish_inc(&inv->gpus_by_oem, 0);
+	if (redfish_absent(d) || !redfish_pci_is_gpu(v, cls))
+		return;
+	redfish_inc(&inv->gpus_by_oem, 1);
+	strvec_pushf(&inv->oem_pci_ids, "%04lx:%04lx", v,
+	    redfish_pci_num(d, "DeviceID", 0xffff));
+	if (inv->gpu_model == NULL && redfish_str(d, "Name") != NULL)
+		inv->gpu_model = xstrdup(redfish_str(d, "Name"));
+}
+
+/* A reading: {"Reading": N} at key k (the Sensor excerpt), or NAN. */
+static double
+redfish_reading(const struct yml_node *n, const char *k)
+{
+	return redfish_num(redfish_map(n, k), "Reading");
+}
+
+static void
+redfish_add_nan(double *sum, double v)
+{
+	if (!isnan(v))
+		*sum = (isnan(*sum) ? 0 : *sum) + v;
+}
+
+static void
+redfish_minmax(double *lo, double *hi, double v)
+{
+	if (isnan(v) || v <= 0)
+		return;
+	if (isnan(*lo) || v < *lo)
+		*lo = v;
+	if (isnan(*hi) || v > *hi)
+		*hi = v;
+}
+
+void
+redfish_inv_add_psu_metrics(struct redfish_inv *inv,
+    const struct yml_node *m)
+{
+	redfish_add_nan(&inv->psu_input_watts,
+	    redfish_reading(m, "InputPowerWatts"));
+	redfish_minmax(&inv->psu_volts_min, &inv->psu_volts_max,
+	    redfish_reading(m, "InputVoltage"));
+}
+
+/* The deprecated Power resource: PowerControl and inline PowerSupplies. */
+void
+redfish_inv_add_power_readings(struct redfish_inv *inv,
+    const struct yml_node *power)
+{
+	const struct yml_node	*pc = redfish_seq(power, "PowerControl");
+	const struct yml_node	*ps = redfish_seq(power, "PowerSupplies");
+	double			 sum = NAN;
+	size_t			 i;
+
+	for (i = 0; pc != NULL && i < pc->n; i++)
+		redfish_add_nan(&sum, redfish_num(pc->u.items[i],
+		    "PowerConsumedWatts"));
+	if (!isnan(sum))
+		inv->watts_ctl = sum;
+	for (i = 0; ps != NULL && i < ps->n; i++) {
+		const struct yml_node	*p = ps->u.items[i];
+
+		if (redfish_absent(p))
+			continue;
+		redfish_add_nan(&inv->psu_input_watts, redfish_num(p,
+		    "PowerInputWatts"));
+		redfish_minmax(&inv->psu_volts_min, &inv->psu_volts_max,
+		    redfish_num(p, "LineInputVoltage"));
+	}
+}
+
+void
+redfish_inv_add_env_metrics(struct redfish_inv *inv,
+    const struct yml_node *env)
+{
+	double	w = redfish_reading(env, "PowerWatts");
+
+	if (!isnan(w))
+		inv->watts_env = w;
+}
+
+/*
+ * The GPU count is the largest count a source is sure of: GPU processors,
+ * the PCIe devices when every one could be read, a vendor's own list.  An
+ * empty or unreadable device list is no evidence of 0 GPUs (iDRAC's links
+ * can all answer 404; iLO may list an Apollo's GPUs only in its OEM
+ * resources), so it leaves the count unknown, with the reason.
+ */
+static void
+redfish_inv_finish_gpus(struct redfish_inv *inv)
+{
+	long	best = -1;
+	size_t	i;
+
+	free(inv->gpus_why);
+	inv->gpus_why = NULL;
+	inv->gpus_seen = inv->gpus_by_pcie;
+	if (inv->pcie_unreadable > 0 || inv->pcie_devices == 0)
+		inv->gpus_by_pcie = -1;
+	if (inv->gpus_by_proc > best)
+		best = inv->gpus_by_proc;
+	if (inv->gpus_by_pcie > best)
+		best = inv->gpus_by_pcie;
+	if (inv->gpus_by_oem > best) {
+		best = inv->gpus_by_oem;
+		/* the vendor's list is the one that found them: its ids */
+		if (inv->gpus_by_oem > inv->gpus_by_pcie) {
+			strvec_clear(&inv->gpu_pci_ids);
+			for (i = 0; i < inv->oem_pci_ids.n; i++)
+				strvec_push(&inv->gpu_pci_ids,
+				    inv->oem_pci_ids.v[i]);
+		}
+	}
+	if (best > 0 || inv->gpus_by_pcie == 0 || inv->gpus_by_oem == 0) {
+		inv->gpus = best;
+		return;
+	}
+	inv->gpus = -1;
+	if (inv->pcie_unreadable > 0)
+		inv->gpus_why = xasprintf("%ld of %ld PCIe device links could "
+		    "not be read (%ld GPU%s among the rest)",
+		    inv->pcie_unreadable, inv->pcie_devices < 0 ?
+		    inv->pcie_unreadable : inv->pcie_devices +
+		    inv->pcie_unreadable, inv->gpus_seen < 0 ? 0 :
+		    inv->gpus_seen, inv->gpus_seen == 1 ? "" : "s");
+	else if (inv->pcie_devices == 0)
+		inv->gpus_why = xstrdup("the BMC's PCIe device list is empty "
+		    "and it lists no GPU processors");
+	else
+		inv->gpus_why = xstrdup("the BMC lists no PCIe devices and no "
+		    "GPU processors");
+}
+
 void
 redfish_inv_finish(struct redfish_inv *inv)
 {
@@ -452,12 +759,21 @@ redfish_inv_finish(struct redfish_inv *inv)
 	if ((isnan(inv->mem_gib) || inv->dimms <= 0) &&
 	    !isnan(inv->sum_mem_gib))
 		inv->mem_gib = inv->sum_mem_gib;
-	if (inv->gpus_by_proc > 0)
-		inv->gpus = inv->gpus_by_proc;
-	else if (inv->gpus_by_pcie >= 0)
-		inv->gpus = inv->gpus_by_pcie;
-	else
-		inv->gpus = -1;
+	redfish_inv_finish_gpus(inv);
+	/* What the whole chassis draws, best source first. */
+	free(inv->watts_source);
+	inv->watts_source = NULL;
+	inv->watts = NAN;
+	if (!isnan(inv->watts_env)) {
+		inv->watts = inv->watts_env;
+		inv->watts_source = xstrdup("EnvironmentMetrics");
+	} else if (!isnan(inv->watts_ctl)) {
+		inv->watts = inv->watts_ctl;
+		inv->watts_source = xstrdup("PowerControl");
+	} else if (!isnan(inv->psu_input_watts)) {
+		inv->watts = inv->psu_input_watts;
+		inv->watts_source = xstrdup("PSU input");
+	}
 }
 
 static void
@@ -501,6 +817,29 @@ redfish_inv_summary(struct buf *b, const struct redfish_inv *inv)
 		buf_adds(b, "PSUs ?");
 }
 
+void
+redfish_power_summary(struct buf *b, const struct redfish_inv *inv)
+{
+	if (isnan(inv->watts))
+		buf_adds(b, "no power reading");
+	else {
+		redfish_num_str(b, inv->watts);
+		buf_addf(b, " W (%s)", inv->watts_source);
+	}
+	if (inv->psus >= 0)
+		buf_addf(b, ", %ld PSU%s", inv->psus, inv->psus == 1 ? "" :
+		    "s");
+	if (!isnan(inv->psu_volts_min)) {
+		buf_adds(b, inv->psus >= 0 ? " at " : ", PSUs at ");
+		redfish_num_str(b, inv->psu_volts_min);
+		if (inv->psu_volts_max != inv->psu_volts_min) {
+			buf_adds(b, "-");
+			redfish_num_str(b, inv->psu_volts_max);
+		}
+		buf_adds(b, " V");
+	}
+}
+
 /* A count the BMC did not report (negative) is null. */
 static void
 redfish_json_long(struct json_writer *jw, const char *k, long v)
@@ -524,6 +863,7 @@ redfish_inv_to_json(struct json_writer *jw, const char *key,
 	json_num(jw, "memory_gib", inv->mem_gib, -1);
 	redfish_json_long(jw, "dimms", inv->dimms);
 	redfish_json_long(jw, "gpus", inv->gpus);
+	json_str(jw, "gpus_unknown_why", inv->gpus_why);
 	json_str(jw, "gpu_model", inv->gpu_model);
 	json_array_begin(jw, "gpu_pci_ids", 0);
 	for (i = 0; i < inv->gpu_pci_ids.n; i++)
@@ -534,6 +874,10 @@ redfish_inv_to_json(struct json_writer *jw, const char *key,
 	json_num(jw, "psu_watts_min", inv->psu_watts_min, -1);
 	json_num(jw, "psu_watts_max", inv->psu_watts_max, -1);
 	json_str(jw, "psu_source", inv->psu_source);
+	json_num(jw, "watts", inv->watts, -1);
+	json_str(jw, "watts_source", inv->watts_source);
+	json_num(jw, "psu_volts_min", inv->psu_volts_min, -1);
+	json_num(jw, "psu_volts_max", inv->psu_volts_max, -1);
 	json_array_begin(jw, "notes", 0);
 	for (i = 0; i < inv->notes.n; i++)
 		json_str(jw, NULL, inv->notes.v[i]);
@@ -805,7 +1149,8 @@ redfish_compare_hw(struct rows *rows, const struct plan_node *nd,
 	redfish_cmp_cpu_model(rows, hw, inv);
 	redfish_cmp_memory(rows, hw, inv);
 	redfish_cmp_count(rows, "gpu count", hw->ngpus, inv->gpus,
-	    "the BMC lists no PCIe devices and no GPU processors");
+	    inv->gpus_why != NULL ? inv->gpus_why : "the BMC lists no PCIe "
+	    "devices and no GPU processors");
 	redfish_cmp_gpu_model(rows, hw, inv, cat);
 	redfish_cmp_psus(rows, hw, inv);
 }
@@ -902,6 +1247,7 @@ redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *nout,
 		v[i].user = bmc->user;
 		v[i].ca_file = bmc->ca_file;
 		v[i].insecure = bmc->insecure;
+		v[i].want_system = bmc->system;
 		if (bmc->user == NULL) {
 			v[i].skipped = 1;
 			prov_err_set(&v[i].err, PROV_E_PLAN, "the bmc entry "
@@ -923,6 +1269,7 @@ enum rf_phase {
 	RF_ROOT = 0,
 	RF_LOGIN,
 	RF_SYSTEMS,
+	RF_SYSTEM_PICK,
 	RF_SYSTEM,
 	RF_ACTION_INFO,
 	RF_RESET,
@@ -963,17 +1310,21 @@ struct rf_job {
 	const char			*expand;	/* "?$expand=.", NULL */
 	char				*systems, *managers, *chassis_coll;
 	char				*sessions;
-	long				 nsystems;
+	/* the systems: their paths, ids and SystemTypes ("" unknown) */
+	struct strvec			 sys_paths, sys_ids, sys_types;
 	/* the system */
 	char				*etag;
 	char				*reset_target;
 	char				*action_info;
 	struct strvec			 reset_allowed;
 	struct strvec			 boot_allowed;
+	struct strvec			 boot_en_allowed;	/* Enabled */
+	const char			*boot_en;	/* what was sent */
 	char				*vm_coll;	/* VirtualMedia */
 	char				*manager;
 	char				*chassis;
 	char				*processors, *memory, *pcie_coll;
+	char				*oem_pci;	/* HPE's PCIDevices */
 	struct strvec			 pcie_links;	/* older: links */
 	/* power and tasks */
 	const char			*reset_sent;
@@ -986,6 +1337,9 @@ struct rf_job {
 	int				 polls;
 	/* media */
 	long				 media_idx;	/* position; -1 */
+	int				 media_rank;	/* redfish_media_rank */
+	char				*media_name;	/* "CD1" */
+	long				 media_slots;	/* slots listed */
 	int				 media_inserted;
 	char				*media_id;
 	char				*media_insert, *media_eject;
@@ -1009,6 +1363,7 @@ typedef void (*rf_fn)(struct rf_job *, struct rf_call *, struct http_req *,
 #define RF_IDEMPOTENT	0x10	/* may be retried after a dropped connection */
 #define RF_PCIE_LIST	0x20	/* a PCIe device listing (even empty) */
 #define RF_PSU_LIST	0x40	/* a power supply listing (even empty) */
+#define RF_PCIE_LINK	0x80	/* a PCIe device or function: count failures */
 
 struct rf_call {
 	struct rf_job	*job;
@@ -1102,15 +1457,6 @@ rf_path(const char *url)
 	    (p = strchr(p + 3, '/')) != NULL)
 		return p;
 	return NULL;
-}
-
-/* The last segment of a path: "CD1" for .../VirtualMedia/CD1. */
-static const char *
-rf_leaf(const char *path)
-{
-	const char	*s = path != NULL ? strrchr(path, '/') : NULL;
-
-	return s != NULL && s[1] != '\0' ? s + 1 : path != NULL ? path : "?";
 }
 
 /* Keep a parsed document alive until the job ends (*doc is emptied). */
@@ -1227,6 +1573,9 @@ rf_on_done(struct http_req *r, void *arg)
 		rf_note(j, "%s", r->err.msg);	/* the action's result stands */
 		goto out;
 	}
+	if ((c->flags & RF_PCIE_LINK) && (r->status == 0 ||
+	    r->status >= 300) && !(c->flags & RF_EXPANDED))
+		j->b->inv.pcie_unreadable++;
 	if (r->status == 0) {
 		rf_transport_error(j, c, r);
 		goto out;
@@ -1254,6 +1603,8 @@ rf_on_done(struct http_req *r, void *arg)
 	}
 	if (yml_load_json(&doc, c->path, r->resp.buf, r->resp.len,
 	    &perr) != 0) {
+		if (c->flags & RF_PCIE_LINK)
+			j->b->inv.pcie_unreadable++;
 		if (c->flags & RF_OPTIONAL)
 			rf_note(j, "GET %s", perr.msg);
 		else
@@ -1439,7 +1790,8 @@ rf_h_root(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	if (s != NULL)
 		rf_set(&j->sessions, s);
 	else if ((s = rf_path(redfish_link(doc, "SessionService"))) != NULL)
-		j->sessions = xasprintf("%s/Sessions", s);
+		j->sessions = xasprintf("%.*s/Sessions",
+		    (int)(strlen(s) - (s[strlen(s) - 1] == '/')), s);
 	eq = redfish_map(redfish_map(doc, "ProtocolFeaturesSupported"),
 	    "ExpandQuery");
 	if (redfish_bool(eq, "NoLinks") == 1)
@@ -1451,6 +1803,13 @@ rf_h_root(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		    "Systems", c->path);
 }
 
+/*
+ * The answer to POST Sessions.  Any 2xx with an X-Auth-Token is a session
+ * (some BMCs answer 200 or 204 rather than 201), to be deleted at the
+ * end at its Location (else the body's @odata.id).  Anything else is a
+ * failure: this service has sessions, and falling back to basic auth
+ * behind the user's back would leak nothing less than the choice.
+ */
 static void
 rf_h_login(struct rf_job *j, struct rf_call *c, struct http_req *r,
     const struct yml_node *unused, struct yml_doc *unused2)
@@ -1462,9 +1821,12 @@ rf_h_login(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	struct prov_err	 perr = PROV_ERR_INIT;
 	int		 parsed;
 
-	parsed = yml_load_json(&doc, c->path, r->resp.buf, r->resp.len,
-	    &perr) == 0;
-	if ((r->status == 200 || r->status == 201) && tok != NULL &&
+	yml_doc_init(&doc);
+	parsed = r->resp.len > 0 && yml_load_json(&doc, c->path, r->resp.buf,
+	    r->resp.len, &perr) == 0;
+	if (parsed)
+		m = redfish_error_message(doc.root);
+	if (r->status >= 200 && r->status <= 299 && tok != NULL &&
 	    *tok != '\0') {
 		j->token = xstrdup(tok);
 		if (rf_path(loc) != NULL)
@@ -1472,36 +1834,96 @@ rf_h_login(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		else if (parsed)
 			rf_set(&j->session, rf_path(redfish_str(doc.root,
 			    "@odata.id")));
+		if (j->session == NULL)
+			rf_note(j, "POST %s: %ld with a token but no Location: "
+			    "the session cannot be deleted; it ends when it "
+			    "times out", c->path, r->status);
 		j->b->auth = "session";
-	} else if (r->status == 401 || r->status == 403) {
-		if (parsed)
-			m = redfish_error_message(doc.root);
+	} else if (r->status >= 200 && r->status <= 299)
+		rf_fail(j, PROV_E_AUTH, "--basic-auth uses basic auth instead",
+		    "login answered %ld without an X-Auth-Token", r->status);
+	else if (r->status == 401 || r->status == 403)
 		rf_fail(j, PROV_E_AUTH, "check the bmc user and its password",
 		    "login as '%s' refused (%ld %s)%s%s", j->b->user, r->status,
 		    rf_reason(r->status), m ? ": " : "", m ? m : "");
-	} else {
-		/* No sessions here (404, 405, 501 ...): basic auth. */
-		j->basic = 1;
-		j->b->auth = "basic";
-	}
+	else
+		rf_fail(j, PROV_E_AUTH, "--basic-auth uses basic auth instead",
+		    "login: POST %s: %ld%s%s%s%s", c->path, r->status,
+		    rf_reason(r->status) ? " " : "", rf_reason(r->status) ?
+		    rf_reason(r->status) : "", m ? ": " : "", m ? m : "");
 	prov_err_release(&perr);
 	yml_doc_release(&doc);
 }
 
+static void rf_h_system_type(struct rf_job *, struct rf_call *,
+    struct http_req *, const struct yml_node *, struct yml_doc *);
+
+/* The members of Systems, with their SystemType when expanded inline. */
 static void
 rf_h_systems(struct rf_job *j, struct rf_call *c, struct http_req *r,
     const struct yml_node *doc, struct yml_doc *ydoc)
 {
 	const struct yml_node	*m = redfish_seq(doc, "Members");
-	const char		*first = rf_path(redfish_first_member(doc));
+	size_t			 i;
+	int			 need_types = 0;
 
-	j->nsystems = m != NULL ? (long)m->n : 0;
-	if (first == NULL) {
+	for (i = 0; m != NULL && i < m->n; i++) {
+		const struct yml_node	*it = m->u.items[i];
+		const char		*p = rf_path(redfish_str(it,
+					    "@odata.id"));
+		const char		*id = redfish_str(it, "Id");
+		const char		*t = redfish_str(it, "SystemType");
+
+		if (p == NULL)
+			continue;
+		strvec_push(&j->sys_paths, p);
+		if (id != NULL)
+			strvec_push(&j->sys_ids, id);
+		else
+			strvec_push_nodup(&j->sys_ids, redfish_uri_id(p));
+		strvec_push(&j->sys_types, t != NULL ? t : "");
+		if (t == NULL)
+			need_types = 1;
+	}
+	if (j->sys_paths.n == 0) {
 		rf_fail(j, PROV_E_PARSE, NULL, "the BMC lists no systems in %s",
 		    c->path);
 		return;
 	}
-	rf_set(&j->b->system, first);
+	/* Which one is the host needs each system's SystemType. */
+	if (j->sys_paths.n > 1 && j->b->want_system == NULL && need_types)
+		for (i = 0; i < j->sys_paths.n; i++)
+			rf_request(j, "GET", j->sys_paths.v[i], NULL,
+			    rf_h_system_type, 0, 0)->member = (long)i;
+}
+
+static void
+rf_h_system_type(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	const char	*t = redfish_str(doc, "SystemType");
+
+	if (c->member >= 0 && (size_t)c->member < j->sys_types.n &&
+	    t != NULL) {
+		free(j->sys_types.v[c->member]);
+		j->sys_types.v[c->member] = xstrdup(t);
+	}
+}
+
+static void
+rf_step_pick_system(struct rf_job *j)
+{
+	char	*why = NULL;
+	long	 k;
+
+	k = redfish_pick_system(&j->sys_ids, &j->sys_types, j->b->want_system,
+	    &why);
+	if (k < 0)
+		rf_fail(j, PROV_E_PLAN, NULL, "%s", why);
+	else
+		rf_set(&j->b->system, j->sys_paths.v[k]);
+	j->phase = RF_SYSTEM;
+	free(why);
 }
 
 /* Power and boot fields of a ComputerSystem, into the result. */
@@ -1549,6 +1971,11 @@ rf_h_system(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	strvec_clear(&j->boot_allowed);
 	redfish_strings(&j->boot_allowed, redfish_seq(redfish_map(doc, "Boot"),
 	    "BootSourceOverrideTarget@Redfish.AllowableValues"));
+	strvec_clear(&j->boot_en_allowed);
+	redfish_strings(&j->boot_en_allowed, redfish_seq(redfish_map(doc,
+	    "Boot"), "BootSourceOverrideEnabled@Redfish.AllowableValues"));
+	rf_set(&j->oem_pci, rf_path(redfish_link(redfish_map(redfish_map(
+	    redfish_map(doc, "Oem"), "Hpe"), "Links"), "PCIDevices")));
 	rf_set(&j->vm_coll, rf_path(redfish_link(doc, "VirtualMedia")));
 	links = redfish_map(doc, "Links");
 	rf_set(&j->manager, rf_path(redfish_seq_link(redfish_seq(links,
@@ -1590,6 +2017,9 @@ rf_h_system(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	case REDFISH_MEDIA_INSERT:
 	case REDFISH_MEDIA_EJECT:
 		j->phase = RF_MEDIA_FIND;
+		break;
+	case REDFISH_POWER:
+		j->phase = RF_INV;
 		break;
 	case REDFISH_INVENTORY:
 		redfish_inv_add_system(&j->b->inv, doc);
@@ -1754,12 +2184,6 @@ rf_step_reset(struct rf_job *j)
 
 /* --- boot ------------------------------------------------------------- */
 
-static const char *
-rf_boot_enabled(const struct rf_job *j)
-{
-	return j->o->once ? "Once" : "Continuous";
-}
-
 static void
 rf_h_boot_verify(struct rf_job *j, struct rf_call *c, struct http_req *r,
     const struct yml_node *doc, struct yml_doc *ydoc)
@@ -1770,12 +2194,14 @@ rf_h_boot_verify(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	t = j->b->boot_target;
 	en = j->b->boot_enabled;
 	if (t != NULL && en != NULL && strcmp(t, j->o->boot) == 0 &&
-	    strcmp(en, rf_boot_enabled(j)) == 0)
-		rf_ok(j, "boot override %s (%s)", t, en);
+	    strcmp(en, j->boot_en) == 0)
+		rf_ok(j, "boot override %s (%s)%s", t, en,
+		    !j->o->once && strcmp(en, "Once") == 0 ? "; the BMC "
+		    "allows only Once" : "");
 	else
 		rf_fail(j, PROV_E_HTTP, NULL, "the BMC accepted boot override "
-		    "%s (%s) but reports %s (%s)", j->o->boot,
-		    rf_boot_enabled(j), t ? t : "none", en ? en : "none");
+		    "%s (%s) but reports %s (%s)", j->o->boot, j->boot_en,
+		    t ? t : "none", en ? en : "none");
 }
 
 static void
@@ -1783,6 +2209,7 @@ rf_step_boot(struct rf_job *j)
 {
 	struct buf		 body = BUF_INIT, offers = BUF_INIT;
 	struct json_writer	 jw;
+	const char		*why;
 	char			*im = NULL;
 
 	if (j->o->boot == NULL) {
@@ -1798,11 +2225,20 @@ rf_step_boot(struct rf_job *j)
 		buf_release(&offers);
 		return;
 	}
+	j->boot_en = redfish_boot_enabled(j->o->once, &j->boot_en_allowed,
+	    &why);
+	if (j->boot_en == NULL) {
+		redfish_join(&offers, &j->boot_en_allowed);
+		rf_fail(j, PROV_E_HTTP, NULL, "system %s %s (it allows: %s)",
+		    j->b->system, why, offers.buf);
+		buf_release(&offers);
+		return;
+	}
 	json_init(&jw, &body);
 	json_object_begin(&jw, NULL, 0);
 	json_object_begin(&jw, "Boot", 0);
 	json_str(&jw, "BootSourceOverrideTarget", j->o->boot);
-	json_str(&jw, "BootSourceOverrideEnabled", rf_boot_enabled(j));
+	json_str(&jw, "BootSourceOverrideEnabled", j->boot_en);
 	json_end(&jw);
 	json_end(&jw);
 	if (j->etag != NULL)
@@ -1830,8 +2266,9 @@ rf_h_manager(struct rf_job *j, struct rf_call *c, struct http_req *r,
 {
 	rf_set(&j->vm_coll, rf_path(redfish_link(doc, "VirtualMedia")));
 	if (j->vm_coll == NULL)
-		rf_fail(j, PROV_E_HTTP, NULL, "neither system %s nor manager "
-		    "%s has VirtualMedia", j->b->system, j->manager);
+		rf_fail(j, PROV_E_HTTP, NULL, "the BMC has no virtual media: "
+		    "neither system %s nor its manager %s links VirtualMedia",
+		    j->b->system, j->manager);
 }
 
 static void
@@ -1840,14 +2277,18 @@ rf_h_media_member(struct rf_job *j, struct rf_call *c, struct http_req *r,
 {
 	const struct yml_node	*acts = redfish_map(doc, "Actions");
 	const char		*id = rf_path(redfish_str(doc, "@odata.id"));
-	int			 ins;
+	int			 ins, rank = redfish_media_rank(doc);
 
-	if (!redfish_media_is_cd(doc))
+	j->media_slots++;
+	if (rank == 0 || rank < j->media_rank)
 		return;
-	if (j->media_idx >= 0 && c->member >= j->media_idx)
-		return;		/* an earlier slot of the list wins */
+	if (rank == j->media_rank && c->member >= j->media_idx)
+		return;		/* of two alike, the earlier slot wins */
 	j->media_idx = c->member;
+	j->media_rank = rank;
 	rf_set(&j->media_id, id != NULL ? id : c->path);
+	free(j->media_name);
+	j->media_name = redfish_uri_id(j->media_id);
 	rf_set(&j->b->media_image, redfish_str(doc, "Image"));
 	ins = redfish_bool(doc, "Inserted");
 	j->media_inserted = ins >= 0 ? ins : j->b->media_image != NULL;
@@ -1884,16 +2325,23 @@ rf_step_media_act(struct rf_job *j)
 {
 	const char	*url = j->o->media_url, *img = j->b->media_image;
 
+	if (j->media_idx < 0 && j->media_slots == 0) {
+		rf_fail(j, PROV_E_HTTP, NULL, "the BMC has no virtual media: "
+		    "%s lists no slot", j->vm_coll);
+		return;
+	}
 	if (j->media_idx < 0) {
-		rf_fail(j, PROV_E_HTTP, NULL, "no virtual media slot of %s "
-		    "takes a CD or DVD (MediaTypes)", j->vm_coll);
+		rf_fail(j, PROV_E_HTTP, NULL, "none of the %ld virtual media "
+		    "slots of %s takes a CD or DVD (by MediaTypes, or an "
+		    "InsertMedia action where MediaTypes is missing)",
+		    j->media_slots, j->vm_coll);
 		return;
 	}
 	rf_set(&j->b->media_slot, j->media_id);
 	j->deadline = http_now_ms() + j->o->wait_ms;
 	if (j->o->action == REDFISH_MEDIA_EJECT) {
 		if (!j->media_inserted) {
-			rf_ok(j, "%s is empty already", rf_leaf(j->media_id));
+			rf_ok(j, "%s is empty already", j->media_name);
 			j->phase = RF_LOGOUT;
 			return;
 		}
@@ -1906,7 +2354,7 @@ rf_step_media_act(struct rf_job *j)
 		return;
 	}
 	if (j->media_inserted && img != NULL && strcmp(img, url) == 0) {
-		rf_ok(j, "%s holds %s already", rf_leaf(j->media_id), url);
+		rf_ok(j, "%s holds %s already", j->media_name, url);
 		j->phase = RF_LOGOUT;
 		return;
 	}
@@ -1949,7 +2397,7 @@ rf_h_media_verify(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	rf_set(&j->b->media_image, img);
 	if (j->o->action == REDFISH_MEDIA_EJECT) {
 		if (ins == 0 || (ins < 0 && img == NULL))
-			rf_ok(j, "%s ejected", rf_leaf(j->media_id));
+			rf_ok(j, "%s ejected", j->media_name);
 		else
 			rf_fail(j, PROV_E_HTTP, NULL, "the BMC accepted the "
 			    "eject but %s still holds %s", j->media_id,
@@ -1957,7 +2405,7 @@ rf_h_media_verify(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		return;
 	}
 	if (img != NULL && strcmp(img, j->o->media_url) == 0 && ins != 0)
-		rf_ok(j, "%s: %s", rf_leaf(j->media_id), img);
+		rf_ok(j, "%s: %s", j->media_name, img);
 	else
 		rf_fail(j, PROV_E_HTTP, NULL, "the BMC accepted the image but "
 		    "%s reports %s (Inserted %s)", j->media_id,
@@ -1982,10 +2430,42 @@ rf_h_mem(struct rf_job *j, struct rf_call *c, struct http_req *r,
 }
 
 static void
+rf_h_psu_metrics(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_inv_add_psu_metrics(&j->b->inv, doc);
+}
+
+static void
 rf_h_psu(struct rf_job *j, struct rf_call *c, struct http_req *r,
     const struct yml_node *doc, struct yml_doc *ydoc)
 {
+	const char	*m = rf_path(redfish_link(doc, "Metrics"));
+
 	redfish_inv_add_psu(&j->b->inv, doc, "PowerSubsystem");
+	if (j->o->action == REDFISH_POWER && m != NULL && !redfish_absent(doc))
+		rf_request(j, "GET", m, NULL, rf_h_psu_metrics, RF_OPTIONAL,
+		    0);
+}
+
+/* Power's PowerControl only: its PSUs were counted from PowerSubsystem. */
+static void
+rf_h_power_ctl(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	struct redfish_inv	tmp;
+
+	redfish_inv_init(&tmp);
+	redfish_inv_add_power_readings(&tmp, doc);
+	j->b->inv.watts_ctl = tmp.watts_ctl;
+	redfish_inv_release(&tmp);
+}
+
+static void
+rf_h_env(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_inv_add_env_metrics(&j->b->inv, doc);
 }
 
 static void
@@ -1998,6 +2478,7 @@ rf_h_power(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	redfish_inc(&j->b->inv.psus, 0);
 	for (i = 0; ps != NULL && i < ps->n; i++)
 		redfish_inv_add_psu(&j->b->inv, ps->u.items[i], "Power");
+	redfish_inv_add_power_readings(&j->b->inv, doc);
 }
 
 static void
@@ -2049,7 +2530,8 @@ rf_h_pcie_dev(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	memset(p, 0, sizeof *p);
 	p->dev = doc;
 	if ((coll = rf_path(redfish_link(doc, "PCIeFunctions"))) != NULL) {
-		rf_get_coll(j, coll, rf_h_pcie_fn, RF_OPTIONAL, k);
+		rf_get_coll(j, coll, rf_h_pcie_fn, RF_OPTIONAL | RF_PCIE_LINK,
+		    k);
 		return;
 	}
 	fl = redfish_seq(redfish_map(doc, "Links"), "PCIeFunctions");
@@ -2057,9 +2539,16 @@ rf_h_pcie_dev(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		const char	*f = rf_path(redfish_seq_link(fl, i));
 
 		if (f != NULL)
-			rf_request(j, "GET", f, NULL, rf_h_pcie_fn, RF_OPTIONAL,
-			    0)->idx = k;
+			rf_request(j, "GET", f, NULL, rf_h_pcie_fn,
+			    RF_OPTIONAL | RF_PCIE_LINK, 0)->idx = k;
 	}
+}
+
+static void
+rf_h_oem_pci(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_inv_add_oem_pci(&j->b->inv, doc);
 }
 
 static void
@@ -2069,6 +2558,7 @@ rf_h_chassis(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	const char	*ps = rf_path(redfish_link(doc, "PowerSubsystem"));
 	const char	*pw = rf_path(redfish_link(doc, "Power"));
 	const char	*pd = rf_path(redfish_link(doc, "PCIeDevices"));
+	const char	*env = rf_path(redfish_link(doc, "EnvironmentMetrics"));
 
 	rf_set(&j->power_url, pw);
 	if (ps != NULL)
@@ -2078,9 +2568,18 @@ rf_h_chassis(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	else
 		rf_note(j, "chassis %s has neither PowerSubsystem nor Power",
 		    c->path);
+	if (j->o->action == REDFISH_POWER) {
+		if (ps != NULL && pw != NULL)
+			rf_request(j, "GET", pw, NULL, rf_h_power_ctl,
+			    RF_OPTIONAL, 0);
+		if (env != NULL)
+			rf_request(j, "GET", env, NULL, rf_h_env, RF_OPTIONAL,
+			    0);
+		return;
+	}
 	if (pd != NULL)
-		rf_get_coll(j, pd, rf_h_pcie_dev, RF_OPTIONAL | RF_PCIE_LIST,
-		    0);
+		rf_get_coll(j, pd, rf_h_pcie_dev, RF_OPTIONAL | RF_PCIE_LIST |
+		    RF_PCIE_LINK, 0);
 }
 
 static void
@@ -2101,6 +2600,8 @@ rf_step_inv(struct rf_job *j)
 	size_t	i;
 
 	j->phase = RF_INV_DONE;
+	if (j->o->action == REDFISH_POWER)
+		goto chassis;
 	if (j->processors != NULL)
 		rf_get_coll(j, j->processors, rf_h_proc, RF_OPTIONAL, 0);
 	else
@@ -2111,10 +2612,13 @@ rf_step_inv(struct rf_job *j)
 		rf_note(j, "system %s has no Memory", j->b->system);
 	if (j->pcie_coll != NULL)
 		rf_get_coll(j, j->pcie_coll, rf_h_pcie_dev,
-		    RF_OPTIONAL | RF_PCIE_LIST, 0);
+		    RF_OPTIONAL | RF_PCIE_LIST | RF_PCIE_LINK, 0);
 	for (i = 0; i < j->pcie_links.n; i++)
 		rf_request(j, "GET", j->pcie_links.v[i], NULL, rf_h_pcie_dev,
-		    RF_OPTIONAL, 0);
+		    RF_OPTIONAL | RF_PCIE_LINK, 0);
+	if (j->oem_pci != NULL)
+		rf_get_coll(j, j->oem_pci, rf_h_oem_pci, RF_OPTIONAL, 0);
+chassis:
 	if (j->chassis != NULL)
 		rf_request(j, "GET", j->chassis, NULL, rf_h_chassis,
 		    RF_OPTIONAL, 0);
@@ -2136,6 +2640,12 @@ rf_step_inv_done(struct rf_job *j)
 	for (i = 0; i < j->npcie; i++)
 		redfish_inv_add_pcie(inv, j->pcie[i].dev, j->pcie[i].fns);
 	redfish_inv_finish(inv);
+	if (j->o->action == REDFISH_POWER) {
+		redfish_power_summary(&b, inv);
+		rf_ok(j, "%s", b.buf);
+		buf_release(&b);
+		return;
+	}
 	if (inv->cpus < 0 && isnan(inv->mem_gib) && inv->psus < 0) {
 		rf_fail(j, PROV_E_HTTP, NULL, "no inventory could be read%s%s",
 		    inv->notes.n ? ": " : "", inv->notes.n ? inv->notes.v[0] :
@@ -2192,6 +2702,8 @@ rf_step(struct rf_job *j)
 		if (j->o->basic_auth || j->sessions == NULL) {
 			j->basic = 1;
 			j->b->auth = "basic";
+			j->b->auth_why = j->o->basic_auth ? "--basic-auth" :
+			    "the service has no SessionService";
 			break;
 		}
 		rf_login_body(&body, j->b);
@@ -2199,8 +2711,11 @@ rf_step(struct rf_job *j)
 		    RF_RAW, 0);
 		break;
 	case RF_SYSTEMS:
-		j->phase = RF_SYSTEM;
+		j->phase = RF_SYSTEM_PICK;
 		rf_request(j, "GET", j->systems, NULL, rf_h_systems, 0, 0);
+		break;
+	case RF_SYSTEM_PICK:
+		rf_step_pick_system(j);
 		break;
 	case RF_SYSTEM:
 		/* the handler picks the next phase by action */
@@ -2255,15 +2770,15 @@ rf_step(struct rf_job *j)
 			rf_request(j, "GET", j->managers, NULL,
 			    rf_h_first_manager, 0, 0);
 		} else
-			rf_fail(j, PROV_E_HTTP, NULL, "system %s has no "
-			    "VirtualMedia and the BMC lists no Managers",
-			    j->b->system);
+			rf_fail(j, PROV_E_HTTP, NULL, "the BMC has no virtual "
+			    "media: system %s links no VirtualMedia and the "
+			    "service lists no Managers", j->b->system);
 		break;
 	case RF_MEDIA_MGR:
 		if (j->manager == NULL) {
-			rf_fail(j, PROV_E_HTTP, NULL, "system %s has no "
-			    "VirtualMedia and %s lists no manager",
-			    j->b->system, j->managers);
+			rf_fail(j, PROV_E_HTTP, NULL, "the BMC has no virtual "
+			    "media: system %s links no VirtualMedia and %s "
+			    "lists no manager", j->b->system, j->managers);
 			break;
 		}
 		j->phase = RF_MEDIA_COLL;
@@ -2338,6 +2853,12 @@ rf_job_release(struct rf_job *j)
 	free(j->action_info);
 	strvec_clear(&j->reset_allowed);
 	strvec_clear(&j->boot_allowed);
+	strvec_clear(&j->boot_en_allowed);
+	strvec_clear(&j->sys_paths);
+	strvec_clear(&j->sys_ids);
+	strvec_clear(&j->sys_types);
+	free(j->oem_pci);
+	free(j->media_name);
 	free(j->vm_coll);
 	free(j->manager);
 	free(j->chassis);
@@ -2416,6 +2937,10 @@ redfish_run(struct redfish_bmc *v, size_t n, const struct redfish_opts *o,
 		j->media_idx = -1;
 		j->reset_allowed = (struct strvec)STRVEC_INIT;
 		j->boot_allowed = (struct strvec)STRVEC_INIT;
+		j->boot_en_allowed = (struct strvec)STRVEC_INIT;
+		j->sys_paths = (struct strvec)STRVEC_INIT;
+		j->sys_ids = (struct strvec)STRVEC_INIT;
+		j->sys_types = (struct strvec)STRVEC_INIT;
 		j->pcie_links = (struct strvec)STRVEC_INIT;
 		j->seen = (struct strvec)STRVEC_INIT;
 		if (b->skipped)

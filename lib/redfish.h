@@ -17,10 +17,13 @@
  *	redfish_bmc_release(&v[i]);	(wipes the password)
  *
  * Every dialogue starts at the service root (/redfish/v1) and follows
- * @odata.id links: Systems -> first member, its Links.Chassis and
- * Links.ManagedBy; no id is assumed.  It logs in with a session
- * (POST SessionService/Sessions, then X-Auth-Token, DELETE at the end)
- * and falls back to basic auth when the service has no sessions.
+ * @odata.id links: Systems -> the system (the plan's `bmc.system`, an id
+ * or an index from 1; else the only one that is not a DPU), its
+ * Links.Chassis and Links.ManagedBy; no id is assumed.  It logs in with
+ * a session (POST SessionService/Sessions; any 2xx answer with an
+ * X-Auth-Token is one, DELETEd at the end) and uses basic auth only when
+ * asked or when the service root lists no SessionService; `auth` and
+ * `auth_why` say which and why.
  * Actions answered 202 Accepted are followed through their task monitor
  * (Location) until done; power actions then wait for the PowerState.
  * A failed BMC is a result (ok = 0, err says why), never an error return.
@@ -58,6 +61,7 @@ enum redfish_action {
 	REDFISH_MEDIA_INSERT,
 	REDFISH_MEDIA_EJECT,
 	REDFISH_INVENTORY,
+	REDFISH_POWER,
 };
 
 struct redfish_opts {
@@ -85,15 +89,26 @@ struct redfish_inv {
 	long		 cpu_cores;	/* TotalCores summed */
 	double		 mem_gib;	/* CapacityMiB summed, or summary */
 	long		 dimms;		/* modules with a capacity */
-	long		 gpus;		/* GPU processors, else PCIe */
+	long		 gpus;		/* the largest certain count; -1 */
 	long		 gpus_by_proc;
-	long		 gpus_by_pcie;	/* -1: no PCIe devices listed */
+	long		 gpus_by_pcie;	/* -1: none listed, or unreadable */
+	long		 gpus_by_oem;	/* vendor GPU lists (HPE); -1: none */
 	long		 pcie_devices;
+	long		 pcie_unreadable;	/* device or function links */
+	long		 gpus_seen;	/* GPUs among the readable devices */
+	char		*gpus_why;	/* why gpus is -1 */
 	struct strvec	 gpu_pci_ids;	/* "10de:2330" per PCIe GPU */
+	struct strvec	 oem_pci_ids;	/* the same from a vendor's list */
 	char		*gpu_model;	/* a GPU's Model or Name */
 	long		 psus;
 	double		 psu_watts_min, psu_watts_max;	/* PowerCapacityWatts */
 	char		*psu_source;	/* "PowerSubsystem" or "Power" */
+	/* REDFISH_POWER: what the chassis measures now; NAN: not said */
+	double		 watts;		/* PowerConsumedWatts or the sum */
+	char		*watts_source;	/* which resource said it */
+	double		 psu_volts_min, psu_volts_max;	/* input voltage */
+	double		 psu_input_watts;	/* summed PSU input power */
+	double		 watts_env, watts_ctl;	/* as read, for _finish */
 	struct strvec	 notes;		/* what could not be read, and why */
 	/* the system's ProcessorSummary and MemorySummary, as fallbacks */
 	long		 sum_cpus;
@@ -121,8 +136,10 @@ struct redfish_bmc {
 	char			*boot_enabled;	/* BootSourceOverrideEnabled */
 	char			*media_slot;	/* path of the CD/DVD slot */
 	char			*media_image;	/* its Image */
+	const char		*want_system;	/* borrowed: plan's bmc.system */
 	char			*system;	/* @odata.id of the system */
 	const char		*auth;		/* "session" or "basic" */
+	const char		*auth_why;	/* basic: "--basic-auth" ... */
 	struct redfish_inv	 inv;		/* REDFISH_INVENTORY */
 	long			 requests;	/* HTTP requests made */
 };
@@ -185,8 +202,44 @@ const char	*redfish_error_message(const struct yml_node *);
 const char	*redfish_reset_type(enum redfish_action, int graceful,
 		    const struct strvec *allowed, const char *power,
 		    const char **why);
+/*
+ * BootSourceOverrideEnabled to send, given its @Redfish.AllowableValues
+ * (empty: anything): "Once" for --once, else "Continuous", or "Once" where
+ * only that is allowed; NULL with *why when nothing fits.
+ */
+const char	*redfish_boot_enabled(int once, const struct strvec *allowed,
+		    const char **why);
 /* 1 when a VirtualMedia resource takes CDs or DVDs (MediaTypes). */
 int		 redfish_media_is_cd(const struct yml_node *);
+/*
+ * How well a VirtualMedia slot serves a CD image: 3 its MediaTypes name
+ * CD or DVD; 2 it has no MediaTypes (AMI MegaRAC) but an InsertMedia
+ * action and a name with "CD" or "DVD"; 1 the same without such a name;
+ * 0 it takes no CD (MediaTypes without CD/DVD, or nothing to insert with).
+ */
+int		 redfish_media_rank(const struct yml_node *);
+/*
+ * A PCI id or class code as the schema writes it ("0x10de") and as
+ * vendors do: iLO's decimal strings ("4318") and numbers, bare hex with a
+ * letter ("10de") or a leading zero ("030200").  -1 when it is none of
+ * these or above `max`.
+ */
+long		 redfish_pci_num(const struct yml_node *, const char *k,
+		    long max);
+/*
+ * The id a URI names: its last segment, trailing '/' ignored (iLO writes
+ * "/redfish/v1/Systems/1/").  Owned by the caller.
+ */
+char		*redfish_uri_id(const char *uri);
+/*
+ * Which member of a Systems collection is the node's system.  `ids` are
+ * the members' ids, `types` their SystemType (NULL entries: unknown);
+ * `want` the plan's bmc.system (NULL: none).  The index, or -1 with *why
+ * (owned by the caller) listing the ids.  Without `want`, the one system
+ * that is not a DPU; more than one is ambiguous.
+ */
+long		 redfish_pick_system(const struct strvec *ids,
+		    const struct strvec *types, const char *want, char **why);
 /* Add what one resource says to an inventory (any order, any count). */
 void		 redfish_inv_add_system(struct redfish_inv *,
 		    const struct yml_node *system);
@@ -204,10 +257,25 @@ void		 redfish_inv_add_psu(struct redfish_inv *,
 void		 redfish_inv_add_pcie(struct redfish_inv *,
 		    const struct yml_node *device,
 		    const struct yml_node *const *functions);
+/*
+ * A device of a vendor's own PCI list (HPE iLO 5's HpeServerPciDevice:
+ * VendorID, DeviceID, ClassCode, SubclassCode, all numbers).
+ */
+void		 redfish_inv_add_oem_pci(struct redfish_inv *,
+		    const struct yml_node *);
+/* Power readings: a PowerSupply (with its Metrics), a Power, a chassis. */
+void		 redfish_inv_add_psu_metrics(struct redfish_inv *,
+		    const struct yml_node *metrics);
+void		 redfish_inv_add_power_readings(struct redfish_inv *,
+		    const struct yml_node *power);
+void		 redfish_inv_add_env_metrics(struct redfish_inv *,
+		    const struct yml_node *env);
 /* Settle the totals once every resource was added. */
 void		 redfish_inv_finish(struct redfish_inv *);
 /* One line: "2 CPUs, 96 GiB, 0 GPUs, 2 PSUs x 400 W". */
 void		 redfish_inv_summary(struct buf *, const struct redfish_inv *);
+/* One line: "937 W (PSU input), 2 PSUs at 230 V", "no power reading". */
+void		 redfish_power_summary(struct buf *, const struct redfish_inv *);
 /* The inventory as an object value at `key`. */
 void		 redfish_inv_to_json(struct json_writer *, const char *key,
 		    const struct redfish_inv *);

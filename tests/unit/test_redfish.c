@@ -410,6 +410,300 @@ START_TEST(test_redfish_inv_pcie)
 }
 END_TEST
 
+/* --- vendor shapes ------------------------------------------------------ */
+
+/* A JSON text as a tree, for the small documents written inline. */
+static const struct yml_node *
+test_rf_json(struct yml_doc *doc, const char *text)
+{
+	struct prov_err	err = PROV_ERR_INIT;
+
+	ck_assert_ok(yml_load_json(doc, "t", text, strlen(text), &err), &err);
+	return doc->root;
+}
+
+static const struct {
+	const char	*json;
+	long		 max, want;
+} pci_cases[] = {
+	{ "{\"v\": \"0x10de\"}", 0xffff, 0x10de },	/* the schema's form */
+	{ "{\"v\": \"0x10DE\"}", 0xffff, 0x10de },
+	{ "{\"v\": \"4318\"}", 0xffff, 0x10de },	/* iLO: decimal */
+	{ "{\"v\": \"4139\"}", 0xffff, 0x102b },	/* Matrox, not 0x4139 */
+	{ "{\"v\": 4318}", 0xffff, 0x10de },		/* a number */
+	{ "{\"v\": \"10de\"}", 0xffff, 0x10de },	/* bare hex */
+	{ "{\"v\": \"030200\"}", 0xffffff, 0x030200 },	/* leading zero: hex */
+	{ "{\"v\": \"0x030200\"}", 0xffffff, 0x030200 },
+	{ "{\"v\": \"0x1ffff\"}", 0xffff, -1 },		/* too big */
+	{ "{\"v\": \"99999\"}", 0xffff, -1 },
+	{ "{\"v\": \"GPU\"}", 0xffff, -1 },
+	{ "{\"v\": \"\"}", 0xffff, -1 },
+	{ "{\"v\": null}", 0xffff, -1 },
+	{ "{\"v\": -3}", 0xffff, -1 },
+	{ "{}", 0xffff, -1 },
+};
+
+START_TEST(test_redfish_pci_num)
+{
+	struct yml_doc	doc;
+
+	ck_assert_int_eq(redfish_pci_num(test_rf_json(&doc,
+	    pci_cases[_i].json), "v", pci_cases[_i].max), pci_cases[_i].want);
+	yml_doc_release(&doc);
+}
+END_TEST
+
+START_TEST(test_redfish_uri_id)
+{
+	static const char *const cases[][2] = {
+		{ "/redfish/v1/Systems/1/", "1" },	/* iLO */
+		{ "/redfish/v1/Systems/437XR1138R2", "437XR1138R2" },
+		{ "/redfish/v1/Managers/BMC/VirtualMedia/CD1//", "CD1" },
+		{ "/redfish/v1/Systems/System.Embedded.1?$expand=.",
+		  "System.Embedded.1" },
+		{ "CD1", "CD1" },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char	*id = redfish_uri_id(cases[i][0]);
+
+		ck_assert_str_eq(id, cases[i][1]);
+		free(id);
+	}
+}
+END_TEST
+
+static const struct {
+	const char	*ids, *types;	/* comma-separated; "" unknown */
+	const char	*want;
+	long		 pick;
+	const char	*why;		/* in the message */
+} pick_cases[] = {
+	{ "1", "", NULL, 0, NULL },
+	{ "1", "", "1", 0, NULL },
+	{ "437XR1138R2,Card1-SoC", "Physical,DPU", NULL, 0, NULL },
+	{ "Card1-SoC,437XR1138R2", "DPU,Physical", NULL, 1, NULL },
+	{ "Card1-SoC,437XR1138R2", "DPU,Physical", "Card1-SoC", 0, NULL },
+	{ "B1,B2,B3,B4", "Physical,Physical,Physical,Physical", NULL, -1,
+	  "the BMC has 4 systems (B1, B2, B3, B4): name the node's in "
+	  "bmc.system" },
+	{ "B1,B2,B3,B4", ",,,", "B3", 2, NULL },
+	{ "B1,B2,B3,B4", ",,,", "2", 1, NULL },	/* an index from 1 */
+	{ "2,1", ",", "1", 1, NULL },		/* an id wins over an index */
+	{ "B1,B2", ",", "5", -1, "the BMC has no system '5' (its systems: "
+	  "B1, B2;" },
+	{ "B1,B2", ",", "0", -1, "no system '0'" },
+	{ "D1,D2", "DPU,DPU", NULL, -1, "only systems are DPUs (D1 (DPU), "
+	  "D2 (DPU))" },
+};
+
+static void
+test_split(struct strvec *sv, const char *s)
+{
+	const char	*p = s;
+
+	for (;;) {
+		size_t	n = strcspn(p, ",");
+
+		strvec_push_nodup(sv, xstrndup(p, n));
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+}
+
+START_TEST(test_redfish_pick_system)
+{
+	struct strvec	 ids = STRVEC_INIT, types = STRVEC_INIT;
+	char		*why = NULL;
+	long		 k;
+
+	test_split(&ids, pick_cases[_i].ids);
+	test_split(&types, pick_cases[_i].types);
+	k = redfish_pick_system(&ids, &types, pick_cases[_i].want, &why);
+	ck_assert_int_eq(k, pick_cases[_i].pick);
+	if (pick_cases[_i].why != NULL)
+		ck_assert_msg(why != NULL && strstr(why, pick_cases[_i].why),
+		    "%s", why ? why : "(null)");
+	else
+		ck_assert_ptr_null(why);
+	free(why);
+	strvec_clear(&ids);
+	strvec_clear(&types);
+}
+END_TEST
+
+static const struct {
+	const char	*json;
+	int		 rank;
+} media_cases[] = {
+	{ "{\"Id\": \"CD1\", \"MediaTypes\": [\"CD\", \"DVD\"]}", 3 },
+	{ "{\"Id\": \"Floppy1\", \"MediaTypes\": [\"Floppy\", \"USBStick\"], "
+	  "\"Actions\": {\"#VirtualMedia.InsertMedia\": {\"target\": \"/x\"}}}",
+	  0 },
+	/* AMI MegaRAC: no MediaTypes, the actions say what it can do */
+	{ "{\"Id\": \"CD1\", \"Actions\": {\"#VirtualMedia.InsertMedia\": "
+	  "{\"target\": \"/x\"}, \"#VirtualMedia.EjectMedia\": "
+	  "{\"target\": \"/y\"}}}", 2 },
+	{ "{\"Id\": \"1\", \"Name\": \"Virtual DVD\", \"MediaTypes\": [], "
+	  "\"Actions\": {\"#VirtualMedia.InsertMedia\": {\"target\": \"/x\"}}}",
+	  2 },
+	{ "{\"Id\": \"Slot2\", \"Actions\": {\"#VirtualMedia.InsertMedia\": "
+	  "{\"target\": \"/x\"}}}", 1 },
+	{ "{\"Id\": \"CD2\"}", 0 },		/* nothing to insert with */
+};
+
+START_TEST(test_redfish_media_rank)
+{
+	struct yml_doc	doc;
+
+	ck_assert_int_eq(redfish_media_rank(test_rf_json(&doc,
+	    media_cases[_i].json)), media_cases[_i].rank);
+	yml_doc_release(&doc);
+}
+END_TEST
+
+START_TEST(test_redfish_boot_enabled)
+{
+	struct strvec	 any = STRVEC_INIT, once = STRVEC_INIT;
+	struct strvec	 cont = STRVEC_INIT;
+	const char	*why;
+
+	strvec_push(&once, "Once");
+	strvec_push(&once, "Disabled");
+	strvec_push(&cont, "Continuous");
+	ck_assert_str_eq(redfish_boot_enabled(0, &any, &why), "Continuous");
+	ck_assert_str_eq(redfish_boot_enabled(1, &any, &why), "Once");
+	/* Once-only BMCs: until changed becomes Once, and is said so */
+	ck_assert_str_eq(redfish_boot_enabled(0, &once, &why), "Once");
+	ck_assert_str_eq(redfish_boot_enabled(1, &once, &why), "Once");
+	ck_assert_ptr_null(redfish_boot_enabled(1, &cont, &why));
+	ck_assert_msg(strstr(why, "(Once)") != NULL, "%s", why);
+	ck_assert_str_eq(redfish_boot_enabled(0, &cont, &why), "Continuous");
+	strvec_clear(&once);
+	strvec_clear(&cont);
+}
+END_TEST
+
+START_TEST(test_redfish_inv_gpus_unknown)
+{
+	struct redfish_inv	 inv;
+	struct test_rf		 gdev, gfn;
+	const struct yml_node	*fns[2];
+
+	/* An empty PCIe device list is no proof of 0 GPUs. */
+	redfish_inv_init(&inv);
+	inv.pcie_devices = inv.gpus_by_pcie = 0;
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.gpus, -1);
+	ck_assert_msg(strstr(inv.gpus_why, "list is empty") != NULL, "%s",
+	    inv.gpus_why);
+	redfish_inv_release(&inv);
+
+	/* iDRAC: every link answered 404. */
+	redfish_inv_init(&inv);
+	inv.pcie_unreadable = 8;
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.gpus, -1);
+	ck_assert_str_eq(inv.gpus_why, "8 of 8 PCIe device links could not "
+	    "be read (0 GPUs among the rest)");
+	redfish_inv_release(&inv);
+
+	/* Some read, some not: the GPUs seen are no count either. */
+	redfish_inv_init(&inv);
+	test_rf_load(&gdev, "pcie-gpu-device.json");
+	test_rf_load(&gfn, "pcie-gpu-function.json");
+	fns[0] = gfn.root;
+	fns[1] = NULL;
+	redfish_inv_add_pcie(&inv, gdev.root, fns);
+	inv.pcie_unreadable = 1;
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.gpus, -1);	/* 1 of how many? */
+	ck_assert_str_eq(inv.gpus_why, "1 of 2 PCIe device links could not "
+	    "be read (1 GPU among the rest)");
+	redfish_inv_release(&inv);
+	test_rf_release(&gdev);
+	test_rf_release(&gfn);
+}
+END_TEST
+
+START_TEST(test_redfish_inv_oem_hpe)
+{
+	/* iLO 5 HpeServerPciDevice: decimal numbers; 4318 = 0x10de. */
+	static const char a100[] = "{\"Name\": \"NVIDIA A100-SXM4-40GB\", "
+	    "\"VendorID\": 4318, \"DeviceID\": 8368, \"ClassCode\": 3, "
+	    "\"SubclassCode\": 2}";
+	static const char vga[] = "{\"Name\": \"Embedded Video Controller\", "
+	    "\"VendorID\": 4139, \"DeviceID\": 1336, \"ClassCode\": 3, "
+	    "\"SubclassCode\": 0}";
+	static const char nic[] = "{\"Name\": \"HPE Ethernet 10Gb\", "
+	    "\"VendorID\": 5348, \"DeviceID\": 5719, \"ClassCode\": 2}";
+	struct redfish_inv	inv;
+	struct yml_doc		d1, d2, d3;
+	int			i;
+
+	redfish_inv_init(&inv);
+	test_rf_json(&d1, a100);
+	test_rf_json(&d2, vga);
+	test_rf_json(&d3, nic);
+	redfish_inv_add_oem_pci(&inv, d2.root);
+	redfish_inv_add_oem_pci(&inv, d3.root);
+	for (i = 0; i < 8; i++)
+		redfish_inv_add_oem_pci(&inv, d1.root);
+	/* the standard list has only the VGA: no GPU there */
+	inv.pcie_devices = 1;
+	inv.gpus_by_pcie = 0;
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.gpus, 8);
+	ck_assert_int_eq(inv.gpu_pci_ids.n, 8);
+	ck_assert_str_eq(inv.gpu_pci_ids.v[0], "10de:20b0");
+	ck_assert_str_eq(inv.gpu_model, "NVIDIA A100-SXM4-40GB");
+	yml_doc_release(&d1);
+	yml_doc_release(&d2);
+	yml_doc_release(&d3);
+	redfish_inv_release(&inv);
+}
+END_TEST
+
+START_TEST(test_redfish_power_readings)
+{
+	struct redfish_inv	inv;
+	struct test_rf		pw, psu, env;
+	struct buf		b = BUF_INIT;
+
+	/* The deprecated Power resource: PowerControl, LineInputVoltage. */
+	redfish_inv_init(&inv);
+	test_rf_load(&pw, "chassis-power.json");
+	redfish_inv_add_power_readings(&inv, pw.root);
+	redfish_inv_finish(&inv);
+	ck_assert(!isnan(inv.watts));
+	ck_assert_str_eq(inv.watts_source, "PowerControl");
+	redfish_inv_release(&inv);
+
+	/* PowerSupplyMetrics, then EnvironmentMetrics wins. */
+	redfish_inv_init(&inv);
+	test_rf_load(&psu, "psu-metrics-liquid.json");
+	test_rf_load(&env, "env-metrics-liquid.json");
+	redfish_inv_add_psu_metrics(&inv, psu.root);
+	redfish_inv_finish(&inv);
+	ck_assert(inv.watts == 937.4);
+	ck_assert_str_eq(inv.watts_source, "PSU input");
+	ck_assert(inv.psu_volts_min == 230.2);
+	redfish_inv_add_env_metrics(&inv, env.root);
+	redfish_inv_finish(&inv);
+	ck_assert(inv.watts == 374);
+	ck_assert_str_eq(inv.watts_source, "EnvironmentMetrics");
+	redfish_power_summary(&b, &inv);
+	ck_assert_str_eq(b.buf, "374 W (EnvironmentMetrics), PSUs at 230.2 V");
+	buf_release(&b);
+	redfish_inv_release(&inv);
+	test_rf_release(&pw);
+	test_rf_release(&psu);
+	test_rf_release(&env);
+}
+END_TEST
+
 /* --- drift against the plan -------------------------------------------- */
 
 static const char compare_plan[] =
@@ -735,6 +1029,20 @@ redfish_suite(void)
 	tcase_add_test(tc, test_redfish_inv_summaries_only);
 	tcase_add_test(tc, test_redfish_inv_power_old);
 	tcase_add_test(tc, test_redfish_inv_pcie);
+	tcase_add_test(tc, test_redfish_inv_gpus_unknown);
+	tcase_add_test(tc, test_redfish_inv_oem_hpe);
+	tcase_add_test(tc, test_redfish_power_readings);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("vendor shapes");
+	tcase_add_loop_test(tc, test_redfish_pci_num, 0,
+	    (int)ARRAY_SIZE(pci_cases));
+	tcase_add_test(tc, test_redfish_uri_id);
+	tcase_add_loop_test(tc, test_redfish_pick_system, 0,
+	    (int)ARRAY_SIZE(pick_cases));
+	tcase_add_loop_test(tc, test_redfish_media_rank, 0,
+	    (int)ARRAY_SIZE(media_cases));
+	tcase_add_test(tc, test_redfish_boot_enabled);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("compare");
