@@ -7,6 +7,7 @@
  *	boot pxe|cd|disk [--once]	boot override (Continuous unless --once)
  *	media insert URL | media eject	the virtual CD/DVD
  *	inventory		processors, memory, GPUs, PSUs against the plan
+ *	power			watts drawn now against check's model
  *
  * The actions are a second table here (bmc_verbs[]), after git's
  * OPT_SUBCOMMAND.  Passwords come from each bmc entry's password_env or
@@ -69,7 +70,7 @@ const struct cmd_entry cmd_bmc_entry = {
 	.name = "bmc",
 	.usage = "[--json] [-n NODESET] PLAN ACTION [ARGS]  (ACTION: status "
 	    "on off cycle reset 'boot pxe|cd|disk' 'media insert URL' 'media "
-	    "eject' inventory)",
+	    "eject' inventory power)",
 	.summary = "power, boot override, virtual media and inventory over "
 	    "Redfish, all BMCs at once",
 	.opts = bmc_opts_spec,
@@ -112,6 +113,8 @@ static const struct bmc_verb bmc_verbs[] = {
 	  REDFISH_MEDIA_INSERT, cmd_bmc_parse_media },
 	{ "inventory", "", "CPUs, memory, GPUs, PSUs compared with the plan",
 	  REDFISH_INVENTORY, cmd_bmc_parse_none },
+	{ "power", "", "watts drawn now beside check's full-load model",
+	  REDFISH_POWER, cmd_bmc_parse_none },
 };
 
 static void
@@ -258,6 +261,8 @@ cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
 		buf_adds(&t, BMC_INSECURE_NOTE "; ");
 	if (b->auth != NULL && strcmp(b->auth, "basic") == 0)
 		buf_addf(&t, "basic auth (%s); ", b->auth_why);
+	if (b->system_id != NULL)
+		buf_addf(&t, "system %s: ", b->system_id);
 	if (row->ok || (b->ok && row->rows.n > 0))
 		buf_adds(&t, b->detail ? b->detail : "");
 	else {
@@ -311,6 +316,10 @@ cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
 	if (ro->action == REDFISH_INVENTORY && v->ok) {
 		redfish_inv_to_json(jw, "inventory", &v->inv);
 		rows_to_json(jw, "drift", &row->rows);
+	}
+	if (ro->action == REDFISH_POWER && v->ok) {
+		redfish_inv_to_json(jw, "inventory", &v->inv);
+		rows_to_json(jw, "power", &row->rows);
 	}
 	json_int(jw, "requests", v->requests);
 	json_end(jw);
@@ -390,6 +399,12 @@ cmd_bmc_judge(struct bmc_row *rows, struct redfish_bmc *v, size_t n,
 				row->ok = 0;
 				row->result = "drift";
 			}
+		}
+		if (v[i].ok && ro->action == REDFISH_POWER) {
+			redfish_compare_power(&row->rows, p, row->nd,
+			    &v[i].inv);
+			if (rows_count(&row->rows, ROW_WARN) > 0)
+				row->result = "warn";
 		}
 		cmd_bmc_text(row, &v[i]);
 		if (row->ok)

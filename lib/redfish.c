@@ -37,6 +37,7 @@
 
 #include "buf.h"
 #include "catalog.h"
+#include "check.h"
 #include "http.h"
 #include "json.h"
 #include "plan.h"
@@ -1166,6 +1167,53 @@ redfish_compare(struct rows *rows, const struct plan_node *nd,
 		rows->v[i].subject = xstrdup(nd->name);
 }
 
+/*
+ * What the node draws now against the full-load draw check_plan()
+ * modelled for its hardware.  Above the model is a warning with both
+ * numbers: the model (or the catalog under it) is wrong, and so are the
+ * PSU and feed budgets resting on it.
+ */
+void
+redfish_compare_power(struct rows *rows, const struct plan *p,
+    const struct plan_node *nd, const struct redfish_inv *inv)
+{
+	struct row	*r;
+	double		 model = NAN;
+	int		 est = 0;
+
+	if (nd->hw != NULL)
+		model = check_hw_draw_w(p, nd->hw, &est);
+	r = rows_add(rows, ROW_OK, "draw");
+	r->group = "power";
+	r->subject = xstrdup(nd->name);
+	r->value = inv->watts;
+	r->max = model;
+	r->loc = plan_loc(p, nd->src, "hardware");
+	if (!isnan(inv->watts))
+		r->measured = xasprintf("%s W", check_fmt(inv->watts, 0).s);
+	if (!isnan(model))
+		r->limit = xasprintf("%s W modelled%s",
+		    check_fmt(model, 0).s, est ? " (with defaults)" : "");
+	if (isnan(inv->watts)) {
+		r->verdict = ROW_SKIP;
+		r->hint = xstrdup("the BMC gives no power reading (no "
+		    "EnvironmentMetrics, PowerControl or PSU input power)");
+	} else if (isnan(model) || model <= 0) {
+		r->verdict = ROW_SKIP;
+		r->hint = xasprintf("the plan gives node '%s' no hardware to "
+		    "model its draw", nd->name);
+	} else if (inv->watts > model) {
+		r->verdict = ROW_WARN;
+		r->hint = xasprintf("draws %s W more than modelled (%s W "
+		    "against %s W): the PSU and feed budgets of check rest on "
+		    "the model", check_fmt(inv->watts - model, 0).s,
+		    check_fmt(inv->watts, 0).s, check_fmt(model, 0).s);
+	} else
+		r->hint = xasprintf("%s of the modelled full-load draw, from "
+		    "%s", check_fmt(100 * inv->watts / model, 1).s,
+		    inv->watts_source);
+}
+
 /* --- passwords -------------------------------------------------------- */
 
 int
@@ -1920,8 +1968,11 @@ rf_step_pick_system(struct rf_job *j)
 	    &why);
 	if (k < 0)
 		rf_fail(j, PROV_E_PLAN, NULL, "%s", why);
-	else
+	else {
 		rf_set(&j->b->system, j->sys_paths.v[k]);
+		if (j->sys_ids.n > 1)
+			rf_set(&j->b->system_id, j->sys_ids.v[k]);
+	}
 	j->phase = RF_SYSTEM;
 	free(why);
 }
@@ -2903,6 +2954,7 @@ redfish_bmc_release(struct redfish_bmc *b)
 	free(b->media_slot);
 	free(b->media_image);
 	free(b->system);
+	free(b->system_id);
 	redfish_inv_release(&b->inv);
 	redfish_bmc_init(b);
 }

@@ -138,6 +138,7 @@ struct redfish_bmc {
 	char			*media_image;	/* its Image */
 	const char		*want_system;	/* borrowed: plan's bmc.system */
 	char			*system;	/* @odata.id of the system */
+	char			*system_id;	/* its id, when of several */
 	const char		*auth;		/* "session" or "basic" */
 	const char		*auth_why;	/* basic: "--basic-auth" ... */
 	struct redfish_inv	 inv;		/* REDFISH_INVENTORY */
@@ -292,5 +293,14 @@ void		 redfish_inv_to_json(struct json_writer *, const char *key,
 void		 redfish_compare(struct rows *,
 		    const struct plan_node *, const struct redfish_inv *,
 		    const struct catalog *);
+
+/*
+ * REDFISH_POWER: one "draw" row (group "power", subject the node) of the
+ * watts the BMC measures against check_hw_draw_w() of the node's
+ * hardware: ok at or below the model (the hint says how far), warn above
+ * it with both numbers, skip when either is unknown.
+ */
+void		 redfish_compare_power(struct rows *, const struct plan *,
+		    const struct plan_node *, const struct redfish_inv *);
 
 #endif
