@@ -173,13 +173,24 @@ def error_body(messages):
 
 
 class Mockup:
-	"""A read-only mockup tree loaded once and shared by every BMC."""
+	"""A read-only mockup tree loaded once and shared by every BMC.
+
+	A directory is a DMTF mockup (DIR/index.json per resource); a .json
+	file is a whole tree in one object, {URI: resource}, plus an optional
+	"_emulator" object of behaviours (see README.md, "Shapes")."""
+
+	BEHAVIOURS = ("about", "login_status")
 
 	def __init__(self, root):
 		self.root = root
 		self.res = {}
 		self.raw = {}
 		self.by_type = collections.defaultdict(list)
+		self.behave = {}
+		if os.path.isfile(root) and root.endswith(".json"):
+			self._load_file(root)
+			self.reg_prefix, self.messages = self._registry()
+			return
 		if not os.path.isfile(os.path.join(root, "index.json")):
 			raise ValueError("%s: no index.json (service root); not a "
 					 "Redfish mockup directory" % root)
@@ -201,12 +212,38 @@ class Mockup:
 					self._add(base + "/" + fn, full)
 		self.reg_prefix, self.messages = self._registry()
 
+	def _load_file(self, file):
+		with open(file, encoding="utf-8") as f:
+			try:
+				tree = json.load(f)
+			except ValueError as e:
+				raise ValueError("%s: %s" % (file, e)) from None
+		if not isinstance(tree, dict):
+			raise ValueError("%s: not a JSON object of URI: resource"
+					 % file)
+		self.behave = tree.pop("_emulator", {})
+		for k in self.behave:
+			if k not in self.BEHAVIOURS:
+				raise ValueError("%s: unknown _emulator key '%s' "
+						 "(known: %s)" % (file, k,
+						 ", ".join(self.BEHAVIOURS)))
+		for uri, doc in tree.items():
+			if not uri.startswith(ROOT) or not isinstance(doc, dict):
+				raise ValueError("%s: '%s' is not a /redfish/v1 URI "
+						 "with an object" % (file, uri))
+			self._add_doc(uri, doc)
+		if ROOT not in self.res:
+			raise ValueError("%s: no %s (service root)" % (file, ROOT))
+
 	def _add(self, path, full):
 		with open(full, encoding="utf-8") as f:
 			try:
 				doc = json.load(f)
 			except ValueError as e:
 				raise ValueError("%s: %s" % (full, e)) from None
+		self._add_doc(path, doc)
+
+	def _add_doc(self, path, doc):
 		path = norm_path(path)
 		self.res[path] = doc
 		t = type_name(doc)
@@ -839,7 +876,9 @@ class Bmc:
 		self.sessions[sid] = s
 		self.tokens[token] = sid
 		loc = SESSIONS + "/" + sid
-		return Response(201, self._session_doc(s),
+		status = self.m.behave.get("login_status", 201)
+		body = None if status == 204 else self._session_doc(s)
+		return Response(status, body,
 				{"X-Auth-Token": token, "Location": loc})
 
 	def action(self, path, headers, body, now):
