@@ -12,8 +12,9 @@
  *		     redundancy}, mig: [PROFILE, ...] } }
  *	racks:     { RACK: { units, depth_mm, cooling_kw, cooling, liquid_kw,
  *		     max_load_kg, weight_kg, footprint_m2, floor_kg_m2,
- *		     pdus: [ {volts, amps, phases, feed, derate, c13,
- *		     c19} ] } }
+ *		     pdus: [ {volts, amps, phases, feed, derate, c13, c19,
+ *			      redfish: {address, port, user, password_env,
+ *			      password_file, ca_file, insecure, pdu}} ] } }
  *	networks:  { NET: { cidr, kind, gbps, role } }
  *	switches:  { NAME: { model, network, rack, u } }
  *	ssh:       { user, identity, known_hosts, host_keys, jump, forks,
@@ -163,11 +164,31 @@ static const struct schema_field plan_hw_fields[] = {
 	FEND
 };
 
+struct plan_bmc_raw {
+	const char	*address, *user, *password_env, *password_file, *ca_file;
+	int		 insecure;
+	long		 port;
+	const char	*system;
+};
+/* A rack PDU's own Redfish service: a BMC's keys, `pdu` its RackPDU id. */
+static const struct schema_field plan_pdu_rf_fields[] = {
+	F("address", SCHEMA_HOST, struct plan_bmc_raw, address, SCHEMA_REQUIRED),
+	F("user", SCHEMA_USER, struct plan_bmc_raw, user, 0),
+	F("password_env", SCHEMA_ENVVAR, struct plan_bmc_raw, password_env, 0),
+	F("password_file", SCHEMA_PATH, struct plan_bmc_raw, password_file, 0),
+	F("ca_file", SCHEMA_PATH, struct plan_bmc_raw, ca_file, 0),
+	F("insecure", SCHEMA_BOOL, struct plan_bmc_raw, insecure, 0),
+	FR("port", SCHEMA_INT, struct plan_bmc_raw, port, 0, 1, 65535),
+	F("pdu", SCHEMA_WORD, struct plan_bmc_raw, system, 0),
+	FEND
+};
+
 struct plan_pdu_raw {
-	double		 volts, amps, derate;
-	long		 phases;
-	const char	*feed;
-	long		 c13, c19;
+	double			 volts, amps, derate;
+	long			 phases;
+	const char		*feed;
+	long			 c13, c19;
+	const struct yml_node	*redfish;
 };
 
 static const struct schema_field plan_pdu_fields[] = {
@@ -179,6 +200,7 @@ static const struct schema_field plan_pdu_fields[] = {
 	/* outlets, for check's PSU inlet count (C14/C16 cords, C20/C22) */
 	FR("c13", SCHEMA_INT, struct plan_pdu_raw, c13, 0, 0, 1000),
 	FR("c19", SCHEMA_INT, struct plan_pdu_raw, c19, 0, 0, 1000),
+	FN("redfish", struct plan_pdu_raw, redfish, 0, plan_pdu_rf_fields),
 	FEND
 };
 
@@ -243,12 +265,6 @@ static const struct schema_field plan_ssh_fields[] = {
 	FEND
 };
 
-struct plan_bmc_raw {
-	const char	*address, *user, *password_env, *password_file, *ca_file;
-	int		 insecure;
-	long		 port;
-	const char	*system;
-};
 
 static const struct schema_field plan_bmc_fields[] = {
 	F("address", SCHEMA_ADDRS, struct plan_bmc_raw, address, SCHEMA_REQUIRED),
@@ -262,6 +278,7 @@ static const struct schema_field plan_bmc_fields[] = {
 	F("system", SCHEMA_WORD, struct plan_bmc_raw, system, 0),
 	FEND
 };
+
 
 struct plan_node_raw {
 	const char		*name, *role, *hardware, *rack, *address, *mac;
@@ -608,6 +625,9 @@ plan_load_hw(struct plan_ld *ld, const struct yml_node *k,
 	strmap_add(&ld->p->index->hw, hw->name, hw);
 }
 
+static struct plan_bmc *plan_pdu_redfish(struct plan_ld *,
+    const struct yml_node *);
+
 static void
 plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
     const struct yml_node *v, size_t i)
@@ -637,7 +657,7 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
 			r->npdus = raw.pdus->n;
 			for (j = 0; j < raw.pdus->n; j++) {
 				struct plan_pdu_raw pr = { 0, 0, 0.8, 1, "A", -1,
-				    -1 };
+				    -1, NULL };
 				struct plan_pdu	*pd = &r->pdus[j];
 
 				(void)schema_bind(&ld->sc, raw.pdus->u.items[j],
@@ -651,6 +671,9 @@ plan_load_rack(struct plan_ld *ld, const struct yml_node *k,
 				snprintf(pd->feed, sizeof pd->feed, "%s",
 				    pr.feed);
 				pd->src = raw.pdus->u.items[j];
+				if (pr.redfish != NULL)
+					pd->redfish = plan_pdu_redfish(ld,
+					    pr.redfish);
 				if (pd->phases == 2)
 					plan_ld_err(ld, yml_map_get(pd->src,
 					    "phases"), "use 1 or 3",
@@ -714,6 +737,29 @@ plan_path(struct plan_ld *ld, const char *path)
 	r = yml_doc_strdup(&p->doc, tmp);
 	free(tmp);
 	return r;
+}
+
+/* The `redfish:` entry of a rack PDU, as a BMC whose `system` is its id. */
+static struct plan_bmc *
+plan_pdu_redfish(struct plan_ld *ld, const struct yml_node *src)
+{
+	struct plan_bmc_raw	 raw;
+	struct plan_bmc		*b;
+
+	memset(&raw, 0, sizeof raw);
+	raw.port = 443;
+	if (schema_bind(&ld->sc, src, plan_pdu_rf_fields, &raw) != 0)
+		return NULL;
+	b = yml_doc_alloc(&ld->p->doc, sizeof *b);
+	b->address = raw.address;
+	b->user = raw.user;
+	b->password_env = raw.password_env;
+	b->password_file = plan_path(ld, raw.password_file);
+	b->ca_file = plan_path(ld, raw.ca_file);
+	b->insecure = raw.insecure;
+	b->port = raw.port;
+	b->system = raw.system;
+	return b;
 }
 
 static void

@@ -96,6 +96,7 @@ struct plan_pdu {
 	char			 feed[8];	/* "A", "B" */
 	double			 derate;	/* 0.8 by default */
 	long			 c13, c19;	/* outlets; -1: not given */
+	const struct plan_bmc	*redfish;	/* its own Redfish; NULL */
 	const struct yml_node	*src;
 };
 
