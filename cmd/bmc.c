@@ -244,7 +244,8 @@ cmd_bmc_where(const struct plan_bmc *bmc)
 }
 
 struct bmc_row {
-	const struct plan_node	*nd;
+	const struct plan_node	*nd;		/* NULL: a rack PDU */
+	char			*name;		/* node, or "r01 PDU 1 (A)" */
 	char			*where;
 	struct rows		 rows;
 	int			 ok;
@@ -261,7 +262,7 @@ cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
 		buf_adds(&t, BMC_INSECURE_NOTE "; ");
 	if (b->auth != NULL && strcmp(b->auth, "basic") == 0)
 		buf_addf(&t, "basic auth (%s); ", b->auth_why);
-	if (b->system_id != NULL)
+	if (b->system_id != NULL && b->ppdu == NULL)
 		buf_addf(&t, "system %s: ", b->system_id);
 	if (row->ok || (b->ok && row->rows.n > 0))
 		buf_adds(&t, b->detail ? b->detail : "");
@@ -274,11 +275,39 @@ cmd_bmc_text(struct bmc_row *row, const struct redfish_bmc *b)
 }
 
 static void
+cmd_bmc_json_pdu(struct json_writer *jw, const struct redfish_pdu *pd)
+{
+	size_t	i;
+
+	json_object_begin(jw, "pdu", 0);
+	json_str(jw, "id", pd->id);
+	json_num(jw, "watts", pd->watts, -1);
+	json_num(jw, "mains_watts", pd->mains_watts, -1);
+	json_num(jw, "volts", pd->volts, -1);
+	json_num(jw, "outlets_watts", pd->outlets_watts, -1);
+	json_array_begin(jw, "branches", 0);
+	for (i = 0; i < pd->nbranches; i++) {
+		json_object_begin(jw, NULL, 0);
+		json_str(jw, "id", pd->branches[i].id);
+		json_num(jw, "amps", pd->branches[i].amps, -1);
+		json_num(jw, "rated_amps", pd->branches[i].rated_amps, -1);
+		json_end(jw);
+	}
+	json_end(jw);
+	json_end(jw);
+}
+
+static void
 cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
     const struct redfish_bmc *v, const struct redfish_opts *ro)
 {
 	json_object_begin(jw, NULL, 0);
-	json_str(jw, "node", row->nd->name);
+	if (row->nd != NULL)
+		json_str(jw, "node", row->nd->name);
+	else {
+		json_str(jw, "rack", v->rack->name);
+		json_str(jw, "feed", v->ppdu->feed);
+	}
 	json_str(jw, "bmc", row->where);
 	json_bool(jw, "ok", row->ok);
 	json_str(jw, "result", row->result);
@@ -317,10 +346,12 @@ cmd_bmc_json_row(struct json_writer *jw, const struct bmc_row *row,
 		redfish_inv_to_json(jw, "inventory", &v->inv);
 		rows_to_json(jw, "drift", &row->rows);
 	}
-	if (ro->action == REDFISH_POWER && v->ok) {
+	if (ro->action == REDFISH_POWER && v->ok && row->nd != NULL) {
 		redfish_inv_to_json(jw, "inventory", &v->inv);
 		rows_to_json(jw, "power", &row->rows);
 	}
+	if (ro->action == REDFISH_POWER && v->ok && row->nd == NULL)
+		cmd_bmc_json_pdu(jw, &v->pdu);
 	json_int(jw, "requests", v->requests);
 	json_end(jw);
 }
@@ -400,7 +431,7 @@ cmd_bmc_judge(struct bmc_row *rows, struct redfish_bmc *v, size_t n,
 				row->result = "drift";
 			}
 		}
-		if (v[i].ok && ro->action == REDFISH_POWER) {
+		if (v[i].ok && ro->action == REDFISH_POWER && row->nd != NULL) {
 			redfish_compare_power(&row->rows, p, row->nd,
 			    &v[i].inv);
 			if (rows_count(&row->rows, ROW_WARN) > 0)
@@ -413,8 +444,8 @@ cmd_bmc_judge(struct bmc_row *rows, struct redfish_bmc *v, size_t n,
 			t->failed++;
 		if (v[i].insecure)
 			t->insecure++;
-		if (strlen(row->nd->name) > t->wname)
-			t->wname = strlen(row->nd->name);
+		if (strlen(row->name) > t->wname)
+			t->wname = strlen(row->name);
 		if (strlen(row->where) > t->wbmc)
 			t->wbmc = strlen(row->where);
 	}
@@ -423,7 +454,7 @@ cmd_bmc_judge(struct bmc_row *rows, struct redfish_bmc *v, size_t n,
 static void
 cmd_bmc_print_json(struct cmd_ctx *ctx, const struct bmc_row *rows,
     const struct redfish_bmc *v, size_t n, const struct redfish_opts *ro,
-    const struct bmc_tally *t)
+    const struct bmc_tally *t, const struct rows *feeds)
 {
 	struct json_writer	jw;
 	struct buf		b = BUF_INIT;
@@ -441,6 +472,8 @@ cmd_bmc_print_json(struct cmd_ctx *ctx, const struct bmc_row *rows,
 		}
 	}
 	json_end(&jw);
+	if (ro->action == REDFISH_POWER)
+		rows_to_json(&jw, "feeds", feeds);
 	json_int(&jw, "ok", (long long)t->ok);
 	json_int(&jw, "failed", (long long)t->failed);
 	json_int(&jw, "tls_not_verified", (long long)t->insecure);
@@ -453,7 +486,8 @@ cmd_bmc_print_json(struct cmd_ctx *ctx, const struct bmc_row *rows,
 /* A line a BMC, then the inventory's rows, then the count. */
 static void
 cmd_bmc_print_text(struct cmd_ctx *ctx, struct bmc_row *rows, size_t n,
-    const struct redfish_opts *ro, const struct bmc_tally *t)
+    const struct redfish_opts *ro, const struct bmc_tally *t,
+    struct rows *feeds)
 {
 	struct rows		drift = ROWS_INIT;
 	struct cmd_rows_view	view = { "NODE", "CHECK", "FOUND", "EXPECTED",
@@ -464,21 +498,76 @@ cmd_bmc_print_text(struct cmd_ctx *ctx, struct bmc_row *rows, size_t n,
 	    (int)t->wbmc, "BMC", "RESULT", "DETAIL");
 	for (i = 0; i < n; i++) {
 		fprintf(ctx->out, "%-*s  %-*s  %-6s  %s\n", (int)t->wname,
-		    rows[i].nd->name, (int)t->wbmc, rows[i].where,
+		    rows[i].name, (int)t->wbmc, rows[i].where,
 		    rows[i].result, rows[i].text);
 		rows_append(&drift, &rows[i].rows);
 	}
+	rows_append(&drift, feeds);
 	if (drift.n > 0) {
 		fputc('\n', ctx->out);
 		cmd_rows_print(ctx, &drift, &view);
 	}
 	fprintf(ctx->out, "%s: %zu ok, %zu failed",
 	    redfish_action_name(ro->action), t->ok, t->failed);
+	if (ro->action == REDFISH_POWER)
+		fprintf(ctx->out, ", %zu warning%s", rows_count(&drift,
+		    ROW_WARN), rows_count(&drift, ROW_WARN) == 1 ? "" : "s");
 	if (t->insecure > 0)
 		fprintf(ctx->out, "; %zu BMC%s with " BMC_INSECURE_NOTE,
 		    t->insecure, t->insecure == 1 ? "" : "s");
 	fputc('\n', ctx->out);
 	rows_release(&drift);
+}
+
+/* The rack PDUs with their own Redfish, after the nodes' BMCs in *v. */
+static int
+cmd_bmc_add_pdus(struct redfish_bmc **v, size_t *n, const struct plan *p,
+    const char *nodes, struct prov_err *err)
+{
+	struct redfish_bmc	*pv = NULL;
+	size_t			 pn = 0;
+
+	if (redfish_pdus_from_plan(&pv, &pn, p, nodes, err) != 0)
+		return -1;
+	if (pn > 0) {
+		*v = xreallocarray(*v, *n + pn, sizeof **v);
+		memcpy(*v + *n, pv, pn * sizeof *pv);
+		*n += pn;
+	}
+	free(pv);
+	return 0;
+}
+
+/* Each feed of a rack with a PDU read: its PDUs against its limit. */
+static void
+cmd_bmc_feeds(struct rows *out, const struct plan *p,
+    const struct redfish_bmc *v, size_t n)
+{
+	static const char *const feeds[] = { "A", "B", "C", "D" };
+	size_t	 i, j, k, f;
+
+	for (i = 0; i < p->nracks; i++) {
+		const struct plan_rack	 *rk = &p->racks[i];
+		const struct redfish_pdu **pd;
+		int			  any = 0;
+
+		pd = xcalloc(rk->npdus + 1, sizeof *pd);
+		for (j = 0; j < rk->npdus; j++)
+			for (k = 0; k < n; k++)
+				if (v[k].ppdu == &rk->pdus[j]) {
+					any = 1;
+					if (v[k].ok)
+						pd[j] = &v[k].pdu;
+				}
+		for (f = 0; any && f < ARRAY_SIZE(feeds); f++) {
+			for (j = 0; j < rk->npdus; j++)
+				if (strcmp(rk->pdus[j].feed, feeds[f]) == 0)
+					break;
+			if (j < rk->npdus)
+				redfish_compare_feed(out, p, rk, feeds[f], pd);
+		}
+		free(pd);
+	}
 }
 
 static int
@@ -489,6 +578,7 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct redfish_opts	 ro = REDFISH_OPTS_INIT;
 	struct redfish_bmc	*v = NULL;
 	struct bmc_row		*rows = NULL;
+	struct rows		 feeds = ROWS_INIT;
 	struct bmc_tally	 t = { 0, 0, 0, 4, 3 };
 	struct prov_err		 err = PROV_ERR_INIT;
 	size_t			 i, n = 0;
@@ -500,6 +590,11 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		cmd_error(ctx, &err);
 		goto out;
 	}
+	if (ro.action == REDFISH_POWER && cmd_bmc_add_pdus(&v, &n, p,
+	    o->nodes, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
+	}
 	if (n == 0) {
 		cmd_errorf(ctx, "no node %shas a 'bmc:' entry in %s",
 		    o->nodes ? "of the selection " : "", ctx->plan_path);
@@ -507,10 +602,16 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	}
 	rows = xcalloc(n, sizeof *rows);
 	for (i = 0; i < n; i++) {
+		const struct plan_bmc	*bmc = v[i].ppdu != NULL ?
+		    v[i].ppdu->redfish : v[i].pn->bmc;
+
 		rows[i].nd = v[i].pn;
 		rows[i].rows = (struct rows)ROWS_INIT;
-		rows[i].where = v[i].pn->bmc != NULL ?
-		    cmd_bmc_where(v[i].pn->bmc) : xstrdup("-");
+		rows[i].where = bmc != NULL ? cmd_bmc_where(bmc) :
+		    xstrdup("-");
+		rows[i].name = v[i].ppdu != NULL ? xasprintf("%s PDU %zu (%s)",
+		    v[i].rack->name, (size_t)(v[i].ppdu - v[i].rack->pdus) + 1,
+		    v[i].ppdu->feed) : xstrdup(v[i].pn->name);
 	}
 	if (redfish_run(v, n, &ro, &err) != 0) {
 		cmd_error(ctx, &err);
@@ -518,21 +619,25 @@ cmd_bmc_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		goto out;
 	}
 	cmd_bmc_judge(rows, v, n, &ro, p, &t);
+	if (ro.action == REDFISH_POWER)
+		cmd_bmc_feeds(&feeds, p, v, n);
 	if (o->json)
-		cmd_bmc_print_json(ctx, rows, v, n, &ro, &t);
+		cmd_bmc_print_json(ctx, rows, v, n, &ro, &t, &feeds);
 	else
-		cmd_bmc_print_text(ctx, rows, n, &ro, &t);
+		cmd_bmc_print_text(ctx, rows, n, &ro, &t, &feeds);
 	r = t.failed > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
 out:
 	for (i = 0; v != NULL && i < n; i++)
 		redfish_bmc_release(&v[i]);	/* wipes the passwords */
 	for (i = 0; rows != NULL && i < n; i++) {
 		free(rows[i].where);
+		free(rows[i].name);
 		free(rows[i].text);
 		rows_release(&rows[i].rows);
 	}
 	free(v);
 	free(rows);
+	rows_release(&feeds);
 	prov_err_release(&err);
 	return r;
 }

@@ -841,6 +841,138 @@ redfish_power_summary(struct buf *b, const struct redfish_inv *inv)
 	}
 }
 
+/* --- rack PDUs -------------------------------------------------------- */
+
+void
+redfish_pdu_init(struct redfish_pdu *pd)
+{
+	memset(pd, 0, sizeof *pd);
+	pd->watts = pd->mains_watts = pd->volts = pd->outlets_watts = NAN;
+	pd->mains = pd->outlets = pd->outlets_on = -1;
+}
+
+void
+redfish_pdu_release(struct redfish_pdu *pd)
+{
+	size_t	i;
+
+	if (pd == NULL)
+		return;
+	free(pd->id);
+	for (i = 0; i < pd->nbranches; i++)
+		free(pd->branches[i].id);
+	free(pd->branches);
+	redfish_pdu_init(pd);
+}
+
+void
+redfish_pdu_add_metrics(struct redfish_pdu *pd, const struct yml_node *m)
+{
+	double	w = redfish_reading(m, "PowerWatts");
+
+	if (!isnan(w))
+		pd->watts = w;
+}
+
+/* A voltage reading of a circuit: Voltage, else its first line pair. */
+static double
+redfish_circuit_volts(const struct yml_node *c)
+{
+	const struct yml_node	*pv = redfish_map(c, "PolyPhaseVoltage");
+	double			 v = redfish_reading(c, "Voltage");
+
+	if (isnan(v))
+		v = redfish_reading(pv, "Line1ToLine2");
+	if (isnan(v))
+		v = redfish_reading(pv, "Line1ToNeutral");
+	return v;
+}
+
+/*
+ * A Circuit: mains (CircuitType Mains) or a branch.  A polyphase mains
+ * has no single PowerWatts; its line-to-neutral powers are summed (the
+ * line-to-line ones measure the same load again).
+ */
+void
+redfish_pdu_add_circuit(struct redfish_pdu *pd, const struct yml_node *c)
+{
+	const char		*type = redfish_str(c, "CircuitType");
+	const struct yml_node	*pp = redfish_map(c, "PolyPhasePowerWatts");
+	struct redfish_branch	*b;
+	double			 w = redfish_reading(c, "PowerWatts");
+
+	if (type != NULL && strcmp(type, "Mains") == 0) {
+		if (isnan(w)) {
+			redfish_add_nan(&w, redfish_reading(pp,
+			    "Line1ToNeutral"));
+			redfish_add_nan(&w, redfish_reading(pp,
+			    "Line2ToNeutral"));
+			redfish_add_nan(&w, redfish_reading(pp,
+			    "Line3ToNeutral"));
+		}
+		redfish_inc(&pd->mains, 1);
+		redfish_add_nan(&pd->mains_watts, w);
+		if (isnan(pd->volts))
+			pd->volts = redfish_circuit_volts(c);
+		return;
+	}
+	pd->branches = xreallocarray(pd->branches, pd->nbranches + 1,
+	    sizeof *pd->branches);
+	b = &pd->branches[pd->nbranches++];
+	b->id = xstrdup(redfish_str(c, "Id") ? redfish_str(c, "Id") : "?");
+	b->amps = redfish_reading(c, "CurrentAmps");
+	b->rated_amps = redfish_num(c, "RatedCurrentAmps");
+}
+
+void
+redfish_pdu_add_outlet(struct redfish_pdu *pd, const struct yml_node *o)
+{
+	const char	*ps = redfish_str(o, "PowerState");
+
+	redfish_inc(&pd->outlets, 1);
+	redfish_inc(&pd->outlets_on, ps != NULL && strcmp(ps, "On") == 0);
+	redfish_add_nan(&pd->outlets_watts, redfish_reading(o, "PowerWatts"));
+}
+
+/* The PDU's draw: its Metrics, else its mains, else its outlets. */
+static double
+redfish_pdu_watts(const struct redfish_pdu *pd)
+{
+	if (!isnan(pd->watts))
+		return pd->watts;
+	if (!isnan(pd->mains_watts))
+		return pd->mains_watts;
+	return pd->outlets_watts;
+}
+
+void
+redfish_pdu_summary(struct buf *b, const struct redfish_pdu *pd)
+{
+	double	w = redfish_pdu_watts(pd);
+
+	buf_addf(b, "PDU %s: ", pd->id ? pd->id : "?");
+	if (isnan(w))
+		buf_adds(b, "no power reading");
+	else {
+		redfish_num_str(b, w);
+		buf_adds(b, " W");
+	}
+	if (pd->mains >= 0) {
+		buf_addf(b, ", %ld mains", pd->mains);
+		if (!isnan(pd->volts)) {
+			buf_adds(b, " at ");
+			redfish_num_str(b, pd->volts);
+			buf_adds(b, " V");
+		}
+	}
+	if (pd->nbranches > 0)
+		buf_addf(b, ", %zu branch%s", pd->nbranches,
+		    pd->nbranches == 1 ? "" : "es");
+	if (pd->outlets >= 0)
+		buf_addf(b, ", %ld outlet%s (%ld on)", pd->outlets,
+		    pd->outlets == 1 ? "" : "s", pd->outlets_on);
+}
+
 /* A count the BMC did not report (negative) is null. */
 static void
 redfish_json_long(struct json_writer *jw, const char *k, long v)
@@ -1214,6 +1346,122 @@ redfish_compare_power(struct rows *rows, const struct plan *p,
 		    inv->watts_source);
 }
 
+/* The full-load draw modelled for the nodes of rack r; *est: a default. */
+static double
+redfish_rack_model(const struct plan *p, const struct plan_rack *r,
+    int *est)
+{
+	double	sum = 0;
+	size_t	i;
+	int	e;
+
+	*est = 0;
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_node	*nd = &p->nodes[i];
+		double			 w;
+
+		if (nd->rack == NULL || strcmp(nd->rack, r->name) != 0 ||
+		    nd->hw == NULL)
+			continue;
+		w = check_hw_draw_w(p, nd->hw, &e);
+		if (!isnan(w))
+			sum += w;
+		*est |= e;
+	}
+	return sum;
+}
+
+static void
+redfish_cmp_branches(struct rows *rows, const struct plan *p,
+    const char *subject, const struct plan_pdu *ppdu,
+    const struct redfish_pdu *pd)
+{
+	size_t	i;
+
+	for (i = 0; i < pd->nbranches; i++) {
+		const struct redfish_branch	*b = &pd->branches[i];
+		double				 lim;
+		struct row			*r;
+
+		if (isnan(b->amps) || isnan(b->rated_amps))
+			continue;
+		lim = b->rated_amps * ppdu->derate;
+		r = rows_add(rows, b->amps > lim ? ROW_WARN : ROW_OK,
+		    "branch");
+		r->group = "power";
+		r->subject = xasprintf("%s PDU %s branch %s", subject,
+		    pd->id ? pd->id : "?", b->id);
+		r->measured = xasprintf("%s A", check_fmt(b->amps, 2).s);
+		r->limit = xasprintf("%s A (%s A rated x %s)",
+		    check_fmt(lim, 1).s, check_fmt(b->rated_amps, 1).s,
+		    check_fmt(ppdu->derate, 2).s);
+		r->value = b->amps;
+		r->max = lim;
+		r->loc = plan_loc(p, ppdu->src, NULL);
+		if (b->amps > lim)
+			r->hint = xasprintf("%s A above the derated rating",
+			    check_fmt(b->amps - lim, 2).s);
+	}
+}
+
+void
+redfish_compare_feed(struct rows *rows, const struct plan *p,
+    const struct plan_rack *rk, const char *feed,
+    const struct redfish_pdu *const *pdu)
+{
+	struct buf	 hint = BUF_INIT;
+	struct row	*r;
+	double		 cap = 0, watts = NAN, model;
+	size_t		 i, npdus = 0, nread = 0;
+	char		*subject;
+	int		 est;
+
+	subject = xasprintf("rack '%s' feed %s", rk->name, feed);
+	for (i = 0; i < rk->npdus; i++) {
+		const struct plan_pdu	*pp = &rk->pdus[i];
+
+		if (strcmp(pp->feed, feed) != 0)
+			continue;
+		npdus++;
+		cap += pp->volts * pp->amps * (pp->phases == 3 ? sqrt(3.0) :
+		    1.0) * pp->derate;
+		if (pdu[i] == NULL || isnan(redfish_pdu_watts(pdu[i])))
+			continue;
+		nread++;
+		redfish_add_nan(&watts, redfish_pdu_watts(pdu[i]));
+		redfish_cmp_branches(rows, p, subject, pp, pdu[i]);
+	}
+	model = redfish_rack_model(p, rk, &est);
+	r = rows_add(rows, ROW_OK, "feed draw");
+	r->group = "power";
+	r->subject = subject;
+	r->value = watts;
+	r->max = cap;
+	r->loc = plan_loc(p, rk->src, "pdus");
+	r->limit = xasprintf("%s W derated", check_fmt(cap, 0).s);
+	if (model > 0)
+		buf_addf(&hint, "modelled full load of the rack's nodes: %s W%s",
+		    check_fmt(model, 0).s, est ? " (with defaults)" : "");
+	else
+		buf_adds(&hint, "no node of the rack has hardware to model");
+	if (nread < npdus)
+		buf_addf(&hint, "; %zu of the feed's %zu PDUs read", nread,
+		    npdus);
+	if (isnan(watts)) {
+		r->verdict = ROW_SKIP;
+		buf_adds(&hint, "; no PDU of this feed gave a reading");
+	} else {
+		r->measured = xasprintf("%s W (%s%%)", check_fmt(watts, 0).s,
+		    cap > 0 ? check_fmt(100 * watts / cap, 1).s : "?");
+		if (watts > cap) {
+			r->verdict = ROW_WARN;
+			buf_addf(&hint, "; %s W above the derated limit",
+			    check_fmt(watts - cap, 0).s);
+		}
+	}
+	r->hint = buf_detach(&hint, NULL);
+}
+
 /* --- passwords -------------------------------------------------------- */
 
 int
@@ -1258,6 +1506,68 @@ out:
 	return r;
 }
 
+/* A BMC's address, user, password and TLS from its plan entry (or skipped). */
+static void
+redfish_bmc_set(struct redfish_bmc *v, const struct plan_bmc *bmc)
+{
+	if (bmc == NULL) {
+		v->skipped = 1;
+		prov_err_set(&v->err, PROV_E_PLAN, "no 'bmc:' entry in the "
+		    "plan");
+		return;
+	}
+	v->address = bmc->address;
+	v->port = bmc->port;
+	v->user = bmc->user;
+	v->ca_file = bmc->ca_file;
+	v->insecure = bmc->insecure;
+	v->want_system = bmc->system;
+	if (bmc->user == NULL) {
+		v->skipped = 1;
+		prov_err_set(&v->err, PROV_E_PLAN, "the entry has no 'user:'");
+		return;
+	}
+	if (redfish_password_load(&v->password, bmc, &v->err) != 0)
+		v->skipped = 1;
+}
+
+int
+redfish_pdus_from_plan(struct redfish_bmc **out, size_t *nout,
+    const struct plan *p, const char *nodes, struct prov_err *err)
+{
+	struct plan_node	**sel = NULL;
+	struct redfish_bmc	 *v = NULL;
+	size_t			  i, j, k, nsel = 0, n = 0, cap = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (nodes != NULL && plan_select(&sel, &nsel, p, nodes, err) != 0)
+		return -1;
+	for (i = 0; i < p->nracks; i++) {
+		const struct plan_rack	*rk = &p->racks[i];
+		int			 held = nodes == NULL;
+
+		for (k = 0; !held && k < nsel; k++)
+			held = sel[k]->rack != NULL &&
+			    strcmp(sel[k]->rack, rk->name) == 0;
+		for (j = 0; held && j < rk->npdus; j++) {
+			if (rk->pdus[j].redfish == NULL)
+				continue;
+			ALLOC_GROW(v, n + 1, cap);
+			redfish_bmc_init(&v[n]);
+			v[n].node = rk->name;
+			v[n].rack = rk;
+			v[n].ppdu = &rk->pdus[j];
+			redfish_bmc_set(&v[n], rk->pdus[j].redfish);
+			n++;
+		}
+	}
+	free(sel);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
 int
 redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *nout,
     const struct plan *p, const char *nodes, struct prov_err *err)
@@ -1279,31 +1589,10 @@ redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *nout,
 	}
 	v = xcalloc(n + 1, sizeof *v);
 	for (i = 0; i < n; i++) {
-		const struct plan_bmc	*bmc = sel[i]->bmc;
-
 		redfish_bmc_init(&v[i]);
 		v[i].node = sel[i]->name;
 		v[i].pn = sel[i];
-		if (bmc == NULL) {
-			v[i].skipped = 1;
-			prov_err_set(&v[i].err, PROV_E_PLAN, "no 'bmc:' entry "
-			    "in the plan");
-			continue;
-		}
-		v[i].address = bmc->address;
-		v[i].port = bmc->port;
-		v[i].user = bmc->user;
-		v[i].ca_file = bmc->ca_file;
-		v[i].insecure = bmc->insecure;
-		v[i].want_system = bmc->system;
-		if (bmc->user == NULL) {
-			v[i].skipped = 1;
-			prov_err_set(&v[i].err, PROV_E_PLAN, "the bmc entry "
-			    "has no 'user:'");
-			continue;
-		}
-		if (redfish_password_load(&v[i].password, bmc, &v[i].err) != 0)
-			v[i].skipped = 1;
+		redfish_bmc_set(&v[i], sel[i]->bmc);
 	}
 	free(sel);
 	*out = v;
@@ -1333,6 +1622,9 @@ enum rf_phase {
 	RF_MEDIA_VERIFY,
 	RF_INV,
 	RF_INV_DONE,
+	RF_PDU_LIST,
+	RF_PDU,
+	RF_PDU_DONE,
 	RF_LOGOUT,
 	RF_DONE,
 };
@@ -1357,6 +1649,7 @@ struct rf_job {
 	char				*session;	/* its path */
 	const char			*expand;	/* "?$expand=.", NULL */
 	char				*systems, *managers, *chassis_coll;
+	char				*equipment, *rackpdus;	/* PDUs */
 	char				*sessions;
 	/* the systems: their paths, ids and SystemTypes ("" unknown) */
 	struct strvec			 sys_paths, sys_ids, sys_types;
@@ -1846,7 +2139,11 @@ rf_h_root(struct rf_job *j, struct rf_call *c, struct http_req *r,
 		j->expand = "?$expand=.";
 	else if (redfish_bool(eq, "ExpandAll") == 1)
 		j->expand = "?$expand=*";
-	if (j->systems == NULL)
+	rf_set(&j->equipment, rf_path(redfish_link(doc, "PowerEquipment")));
+	if (j->b->ppdu != NULL && j->equipment == NULL)
+		rf_fail(j, PROV_E_PARSE, NULL, "the service root %s lists no "
+		    "PowerEquipment: not a PDU's Redfish service", c->path);
+	else if (j->b->ppdu == NULL && j->systems == NULL)
 		rf_fail(j, PROV_E_PARSE, NULL, "the service root %s lists no "
 		    "Systems", c->path);
 }
@@ -1934,10 +2231,12 @@ rf_h_systems(struct rf_job *j, struct rf_call *c, struct http_req *r,
 			need_types = 1;
 	}
 	if (j->sys_paths.n == 0) {
-		rf_fail(j, PROV_E_PARSE, NULL, "the BMC lists no systems in %s",
-		    c->path);
+		rf_fail(j, PROV_E_PARSE, NULL, "the service lists no %s in %s",
+		    j->b->ppdu ? "rack PDUs" : "systems", c->path);
 		return;
 	}
+	if (j->b->ppdu != NULL)
+		return;
 	/* Which one is the host needs each system's SystemType. */
 	if (j->sys_paths.n > 1 && j->b->want_system == NULL && need_types)
 		for (i = 0; i < j->sys_paths.n; i++)
@@ -1966,14 +2265,24 @@ rf_step_pick_system(struct rf_job *j)
 
 	k = redfish_pick_system(&j->sys_ids, &j->sys_types, j->b->want_system,
 	    &why);
-	if (k < 0)
+	if (k < 0 && j->b->ppdu != NULL) {
+		struct buf	ids = BUF_INIT;
+
+		redfish_join(&ids, &j->sys_ids);
+		rf_fail(j, PROV_E_PLAN, NULL, "the service has %s rack PDU%s "
+		    "%s (its PDUs: %s): name it in the PDU's redfish.pdu",
+		    j->b->want_system ? "no" : "several", j->b->want_system ?
+		    "" : "s", j->b->want_system ? j->b->want_system : "",
+		    ids.buf);
+		buf_release(&ids);
+	} else if (k < 0)
 		rf_fail(j, PROV_E_PLAN, NULL, "%s", why);
 	else {
 		rf_set(&j->b->system, j->sys_paths.v[k]);
-		if (j->sys_ids.n > 1)
+		if (j->sys_ids.n > 1 || j->b->ppdu != NULL)
 			rf_set(&j->b->system_id, j->sys_ids.v[k]);
 	}
-	j->phase = RF_SYSTEM;
+	j->phase = j->b->ppdu != NULL ? RF_PDU : RF_SYSTEM;
 	free(why);
 }
 
@@ -2708,6 +3017,63 @@ rf_step_inv_done(struct rf_job *j)
 	buf_release(&b);
 }
 
+/* --- rack PDUs ------------------------------------------------------- */
+
+static void
+rf_h_equipment(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	rf_set(&j->rackpdus, rf_path(redfish_link(doc, "RackPDUs")));
+}
+
+static void
+rf_h_pdu_metrics(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_pdu_add_metrics(&j->b->pdu, doc);
+}
+
+static void
+rf_h_pdu_circuit(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_pdu_add_circuit(&j->b->pdu, doc);
+}
+
+static void
+rf_h_pdu_outlet(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	redfish_pdu_add_outlet(&j->b->pdu, doc);
+}
+
+/* A PowerDistribution: its Metrics, Mains, Branches and Outlets. */
+static void
+rf_h_pdu(struct rf_job *j, struct rf_call *c, struct http_req *r,
+    const struct yml_node *doc, struct yml_doc *ydoc)
+{
+	static const struct {
+		const char	*key;
+		rf_fn		 fn;
+	} parts[] = {
+		{ "Mains", rf_h_pdu_circuit },
+		{ "Branches", rf_h_pdu_circuit },
+		{ "Outlets", rf_h_pdu_outlet },
+	};
+	const char	*m = rf_path(redfish_link(doc, "Metrics"));
+	size_t		 i;
+
+	if (m != NULL)
+		rf_request(j, "GET", m, NULL, rf_h_pdu_metrics, RF_OPTIONAL,
+		    0);
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		const char	*l = rf_path(redfish_link(doc, parts[i].key));
+
+		if (l != NULL)
+			rf_get_coll(j, l, parts[i].fn, RF_OPTIONAL, 0);
+	}
+}
+
 /* --- the machine ------------------------------------------------------ */
 
 static void
@@ -2762,9 +3128,38 @@ rf_step(struct rf_job *j)
 		    RF_RAW, 0);
 		break;
 	case RF_SYSTEMS:
+		if (j->b->ppdu != NULL) {
+			j->phase = RF_PDU_LIST;
+			rf_request(j, "GET", j->equipment, NULL, rf_h_equipment,
+			    0, 0);
+			break;
+		}
 		j->phase = RF_SYSTEM_PICK;
 		rf_request(j, "GET", j->systems, NULL, rf_h_systems, 0, 0);
 		break;
+	case RF_PDU_LIST:
+		if (j->rackpdus == NULL) {
+			rf_fail(j, PROV_E_PARSE, NULL, "%s lists no RackPDUs",
+			    j->equipment);
+			break;
+		}
+		j->phase = RF_SYSTEM_PICK;
+		rf_request(j, "GET", j->rackpdus, NULL, rf_h_systems, 0, 0);
+		break;
+	case RF_PDU:
+		j->phase = RF_PDU_DONE;
+		rf_request(j, "GET", j->b->system, NULL, rf_h_pdu, 0, 0);
+		break;
+	case RF_PDU_DONE: {
+		struct buf	sum = BUF_INIT;
+
+		j->phase = RF_LOGOUT;
+		rf_set(&j->b->pdu.id, j->b->system_id);
+		redfish_pdu_summary(&sum, &j->b->pdu);
+		rf_ok(j, "%s", sum.buf);
+		buf_release(&sum);
+		break;
+	}
 	case RF_SYSTEM_PICK:
 		rf_step_pick_system(j);
 		break;
@@ -2909,6 +3304,8 @@ rf_job_release(struct rf_job *j)
 	strvec_clear(&j->sys_ids);
 	strvec_clear(&j->sys_types);
 	free(j->oem_pci);
+	free(j->equipment);
+	free(j->rackpdus);
 	free(j->media_name);
 	free(j->vm_coll);
 	free(j->manager);
@@ -2938,6 +3335,7 @@ redfish_bmc_init(struct redfish_bmc *b)
 	memset(b, 0, sizeof *b);
 	b->err = (struct prov_err)PROV_ERR_INIT;
 	redfish_inv_init(&b->inv);
+	redfish_pdu_init(&b->pdu);
 }
 
 void
@@ -2956,6 +3354,7 @@ redfish_bmc_release(struct redfish_bmc *b)
 	free(b->system);
 	free(b->system_id);
 	redfish_inv_release(&b->inv);
+	redfish_pdu_release(&b->pdu);
 	redfish_bmc_init(b);
 }
 

@@ -116,6 +116,34 @@ struct redfish_inv {
 	double		 sum_mem_gib;
 };
 
+/* A branch circuit of a rack PDU. */
+struct redfish_branch {
+	char		*id;
+	double		 amps, rated_amps;	/* NAN: not said */
+};
+
+/* What a rack PDU (PowerDistribution) measures; NAN / -1: not said. */
+struct redfish_pdu {
+	char			*id;		/* its Id: "1" */
+	double			 watts;		/* Metrics, else Mains */
+	double			 mains_watts;	/* summed PowerWatts */
+	double			 volts;		/* a mains voltage */
+	long			 mains;
+	long			 outlets, outlets_on;
+	double			 outlets_watts;
+	struct redfish_branch	*branches;
+	size_t			 nbranches;
+};
+
+void	redfish_pdu_init(struct redfish_pdu *);
+void	redfish_pdu_release(struct redfish_pdu *);
+/* Add what one resource says: Metrics, a mains or branch Circuit, an Outlet. */
+void	redfish_pdu_add_metrics(struct redfish_pdu *, const struct yml_node *);
+void	redfish_pdu_add_circuit(struct redfish_pdu *, const struct yml_node *);
+void	redfish_pdu_add_outlet(struct redfish_pdu *, const struct yml_node *);
+/* One line: "6438 W, 1 mains at 202.8 V, 2 branches, 11 outlets (9 on)". */
+void	redfish_pdu_summary(struct buf *, const struct redfish_pdu *);
+
 /* One BMC: the caller fills the first part; redfish_run() the rest. */
 struct redfish_bmc {
 	const char		*node;		/* borrowed, for messages */
@@ -137,11 +165,14 @@ struct redfish_bmc {
 	char			*media_slot;	/* path of the CD/DVD slot */
 	char			*media_image;	/* its Image */
 	const char		*want_system;	/* borrowed: plan's bmc.system */
+	const struct plan_rack	*rack;		/* a rack PDU's service: */
+	const struct plan_pdu	*ppdu;		/* then no node; pdu is read */
 	char			*system;	/* @odata.id of the system */
 	char			*system_id;	/* its id, when of several */
 	const char		*auth;		/* "session" or "basic" */
 	const char		*auth_why;	/* basic: "--basic-auth" ... */
 	struct redfish_inv	 inv;		/* REDFISH_INVENTORY */
+	struct redfish_pdu	 pdu;		/* REDFISH_POWER of a PDU */
 	long			 requests;	/* HTTP requests made */
 };
 
@@ -167,6 +198,16 @@ int	redfish_password_load(char **out, const struct plan_bmc *,
  * saying why.  *n may be 0.  -1 with err when `nodes` names no node.
  */
 int	redfish_bmcs_from_plan(struct redfish_bmc **out, size_t *n,
+	    const struct plan *, const char *nodes, struct prov_err *err);
+
+/*
+ * The rack PDUs that name their own Redfish service, of the racks that
+ * hold a node of `nodes` (NULL: of every rack): entries with `rack` and
+ * `ppdu` set (node NULL), `want_system` its `pdu:` id.  For REDFISH_POWER
+ * only: they read PowerEquipment/RackPDUs instead of a system.  *n may be
+ * 0; -1 with err when `nodes` names no node.
+ */
+int	redfish_pdus_from_plan(struct redfish_bmc **out, size_t *n,
 	    const struct plan *, const char *nodes, struct prov_err *err);
 
 /*
@@ -302,5 +343,15 @@ void		 redfish_compare(struct rows *,
  */
 void		 redfish_compare_power(struct rows *, const struct plan *,
 		    const struct plan_node *, const struct redfish_inv *);
+/*
+ * The rack PDUs of one feed (each pdu[i] read from ppdu[i], NULL when it
+ * has no Redfish or could not be read) against the feed's derated limit
+ * (V x A, x sqrt(3) three-phase, x derate, as check sums it), beside the
+ * full-load draw modelled for the rack's nodes: a "feed draw" row, warn
+ * above the limit; a "branch" row per branch circuit above its rating.
+ */
+void		 redfish_compare_feed(struct rows *, const struct plan *,
+		    const struct plan_rack *, const char *feed,
+		    const struct redfish_pdu *const *pdu);
 
 #endif
