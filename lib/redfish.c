@@ -1341,7 +1341,7 @@ redfish_compare_power(struct rows *rows, const struct plan *p,
 		    "the model", check_fmt(inv->watts - model, 0).s,
 		    check_fmt(inv->watts, 0).s, check_fmt(model, 0).s);
 	} else
-		r->hint = xasprintf("%s of the modelled full-load draw, from "
+		r->hint = xasprintf("%s%% of the modelled full-load draw, from "
 		    "%s", check_fmt(100 * inv->watts / model, 1).s,
 		    inv->watts_source);
 }

@@ -14,17 +14,13 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/redfish-lib.sh"
 
 MOCKUP=${REDFISH_MOCKUP:-$TOP/../shared/redfish/public-rackmount1}
-EMU=$TOP/tests/redfish/emulator.py
-for tool in python3 openssl curl; do
-	command -v "$tool" >/dev/null 2>&1 || skip_all "$tool not found"
-done
+rf_need
 [ -f "$MOCKUP/index.json" ] || skip_all "no Redfish mockup at $MOCKUP (set REDFISH_MOCKUP)"
-[ -x "$PROVISION" ] || skip_all "no binary at $PROVISION"
 
 W=$(mktemp -d /tmp/t040-bmc.XXXXXX) || exit 1
-PIDS=""
 cleanup() {
 	for p in $PIDS; do
 		kill "$p" 2>/dev/null
@@ -54,42 +50,20 @@ while [ $i -le 60 ]; do
 	i=$((i + 1))
 done
 sans=${sans%,}
-(
-	cd "$W" || exit 1
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout ca.key -out ca.pem -days 2 -subj /CN=t040-bmc-ca &&
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout srv.key -out srv.csr -subj /CN=bmc &&
-	printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' \
-	    "$sans" >ext.cnf &&
-	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
-	    -out srv.pem -days 2 -extfile ext.cnf &&
-	# A BMC's factory certificate: self-signed, trusted by nobody.
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout rogue.key -out rogue.pem -days 2 -subj /CN=bmc-factory \
-	    -addext "subjectAltName=IP:127.0.50.53"
-) >"$W/openssl.log" 2>&1 || { cat "$W/openssl.log"; skip_all "openssl could not make certificates"; }
+rf_certs "$sans"
+# A BMC's factory certificate: self-signed, trusted by nobody.
+(cd "$W" && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+    -nodes -keyout rogue.key -out rogue.pem -days 2 -subj /CN=bmc-factory \
+    -addext "subjectAltName=IP:127.0.50.53") >"$W/openssl.log" 2>&1 ||
+    { cat "$W/openssl.log"; skip_all "openssl could not make certificates"; }
 
 # --- emulators --------------------------------------------------------------
 
-# start_emu NAME ARGS...: start one emulator; its port in $W/NAME.port.
+# start_emu NAME ARGS...: an emulator of the mockup (a later --mockup wins).
 start_emu() {
-	name=$1
+	sname=$1
 	shift
-	python3 "$EMU" --mockup "$MOCKUP" --password-file "$W/pw" "$@" \
-	    >"$W/$name.out" 2>"$W/$name.err" &
-	PIDS="$PIDS $!"
-	n=0
-	while [ $n -lt 100 ]; do
-		if grep -q '^PORT ' "$W/$name.out" 2>/dev/null; then
-			sed -n 's/^PORT //p' "$W/$name.out" >"$W/$name.port"
-			return 0
-		fi
-		sleep 0.1
-		n=$((n + 1))
-	done
-	cat "$W/$name.err"
-	return 1
+	rf_emu "$sname" --mockup "$MOCKUP" "$@"
 }
 
 start_emu fleet --listen-many 127.0.50.1-50:0 --cert "$W/srv.pem" \
@@ -277,10 +251,8 @@ v = eval(sys.argv[1])
 print(json.dumps(v) if not isinstance(v, str) else v)' "$3"
 }
 
-# fault IP PORT JSON: set the BMC's fault injection.
 fault() {
-	curl -s --cacert "$W/ca.pem" -X POST -H 'Content-Type: application/json' \
-	    -d "$3" "https://$1:$2/_emulator/faults" >/dev/null
+	rf_fault "$@"
 }
 
 F=127.0.50		# the fleet's addresses
@@ -620,7 +592,7 @@ fi
 
 V=127.0.50.52
 bmc vstatus -n var01 status
-if [ $rc = 0 ] && grep -q "^var01 .* ok  *On, boot override Pxe (Once)$" "$W/vstatus.out" &&
+if [ $rc = 0 ] && grep -q "^var01 .* ok  *basic auth (the service has no SessionService); On, boot override Pxe (Once)$" "$W/vstatus.out" &&
     [ "$(st $V "$P4" 'len([e for e in d["log"] if e["method"] == "POST"])')" = 0 ] &&
     [ "$(st $V "$P4" 'sorted(set(str(e["auth"]) for e in d["log"]))')" = '["None", "basic"]' ]; then
 	ok "a service without sessions: basic auth"
