@@ -23,6 +23,7 @@
 #include "check.h"
 #include "cmd.h"
 #include "facts.h"
+#include "redfish.h"
 #include "report.h"
 #include "row.h"
 #include "state.h"
@@ -32,6 +33,7 @@ struct report_opts {
 	const char	*output;
 	const char	*state;
 	const char	*verify_json;
+	const char	*power_json;
 };
 
 static const struct opt_spec report_opts_spec[] = {
@@ -42,6 +44,9 @@ static const struct opt_spec report_opts_spec[] = {
 	  "the plan, when there)" },
 	{ "verify-json", 0, OPT_STR, offsetof(struct report_opts,
 	  verify_json), "FILE", "results of provision verify --json to show" },
+	{ "power-json", 0, OPT_STR, offsetof(struct report_opts, power_json),
+	  "FILE", "what provision bmc PLAN power --json measured, beside the "
+	  "planned power bars" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -49,7 +54,8 @@ static int cmd_report_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "[-o FILE] [--state FILE] [--verify-json FILE] PLAN",
+	.usage = "[-o FILE] [--state FILE] [--verify-json FILE] "
+	    "[--power-json FILE] PLAN",
 	.summary = "write one self-contained HTML page: rack elevations, "
 	    "power and cooling, PSU budgets, PCIe slot maps, checks, apply "
 	    "and verify results",
@@ -66,9 +72,10 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct report_in	 in = REPORT_IN_INIT;
 	struct rows		 cr = ROWS_INIT;
 	struct rows		 vrows = ROWS_INIT;
+	struct rows		 prows = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct state		*st = NULL;
-	struct buf		 b = BUF_INIT, vj = BUF_INIT;
+	struct buf		 b = BUF_INIT, vj = BUF_INIT, pj = BUF_INIT;
 	char			*state_path = NULL, when[64];
 	const char		*out = o->output != NULL ? o->output :
 				    "report.html";
@@ -117,6 +124,18 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (o->power_json != NULL) {
+		if (buf_read_file(&pj, o->power_json) != 0) {
+			cmd_errorf(ctx, "cannot read '%s': %s", o->power_json,
+			    strerror(errno));
+			goto out;
+		}
+		if (redfish_power_from_json(&prows, o->power_json, pj.buf,
+		    pj.len, &err) != 0) {
+			cmd_error(ctx, &err);
+			goto out;
+		}
+	}
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
 	in.plan = ctx->plan;
@@ -125,6 +144,8 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	in.state_path = state_path;
 	in.verify = o->verify_json != NULL ? &vrows : NULL;
 	in.verify_path = o->verify_json;
+	in.power = o->power_json != NULL ? &prows : NULL;
+	in.power_path = o->power_json;
 	in.generated = when;
 	report_html(&b, &in);
 	if (strcmp(out, "-") == 0)
@@ -143,8 +164,10 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 out:
 	buf_release(&b);
 	buf_release(&vj);
+	buf_release(&pj);
 	rows_release(&cr);
 	rows_release(&vrows);
+	rows_release(&prows);
 	state_free(st);
 	free(state_path);
 	prov_err_release(&err);

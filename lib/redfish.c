@@ -1462,6 +1462,38 @@ redfish_compare_feed(struct rows *rows, const struct plan *p,
 	r->hint = buf_detach(&hint, NULL);
 }
 
+int
+redfish_power_from_json(struct rows *out, const char *label,
+    const char *text, size_t len, struct prov_err *err)
+{
+	struct yml_doc		 doc;
+	const struct yml_node	*res, *pw;
+	const char		*action;
+	unsigned		 i;
+	int			 r = -1;
+
+	if (yml_load_json(&doc, label, text, len, err) != 0)
+		return -1;
+	action = redfish_str(doc.root, "action");
+	res = redfish_seq(doc.root, "results");
+	if (action == NULL || strcmp(action, "power") != 0 || res == NULL) {
+		prov_err_parse(err, label, "not the output of provision bmc "
+		    "PLAN power --json");
+		goto out;
+	}
+	for (i = 0; i < res->n; i++)
+		if ((pw = redfish_seq(res->u.items[i], "power")) != NULL &&
+		    rows_from_json(out, label, pw, err) != 0)
+			goto out;
+	if (rows_from_json(out, label, yml_map_get(doc.root, "feeds"),
+	    err) != 0)
+		goto out;
+	r = 0;
+out:
+	yml_doc_release(&doc);
+	return r;
+}
+
 /* --- passwords -------------------------------------------------------- */
 
 int

@@ -354,4 +354,12 @@ void		 redfish_compare_feed(struct rows *, const struct plan *,
 		    const struct plan_rack *, const char *feed,
 		    const struct redfish_pdu *const *pdu);
 
+/*
+ * The rows of `provision bmc PLAN power --json` (each node's "draw", each
+ * feed's "feed draw" and "branch" rows) back, for the report.  -1 with
+ * err when the text is not that output.
+ */
+int		 redfish_power_from_json(struct rows *out, const char *label,
+		    const char *text, size_t len, struct prov_err *err);
+
 #endif

@@ -462,9 +462,48 @@ report_bar_row(struct buf *b, const char *label, const struct row *r,
 	buf_addf(b, "</td><td class=\"sev\">%s</td></tr>\n", sev);
 }
 
+/* A `bmc power` row by subject and check (they carry no group). */
+static const struct row *
+report_measured(const struct rows *m, const char *subject, const char *what)
+{
+	size_t	i;
+
+	for (i = 0; m != NULL && i < m->n; i++)
+		if (m->v[i].subject != NULL &&
+		    strcmp(m->v[i].subject, subject) == 0 &&
+		    strcmp(m->v[i].what, what) == 0)
+			return &m->v[i];
+	return NULL;
+}
+
+/* Each node's measured draw against its model, from `bmc power`. */
+static void
+report_power_nodes(struct buf *b, const struct rows *m)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < m->n; i++) {
+		const struct row	*r = &m->v[i];
+		char			*label;
+
+		if (strcmp(r->what, "draw") != 0 || r->subject == NULL ||
+		    isnan(r->value) || isnan(r->max) || r->max <= 0)
+			continue;
+		if (n++ == 0)
+			buf_adds(b, "<table class=\"power measured-nodes\"><tr>"
+			    "<th>node</th><th>load</th><th>measured</th>"
+			    "<th>modelled</th><th>bmc</th></tr>\n");
+		label = xasprintf("%s measured", r->subject);
+		report_bar_row(b, label, r, "W");
+		free(label);
+	}
+	if (n > 0)
+		buf_adds(b, "</table>\n");
+}
+
 static void
 report_power(struct buf *b, const struct plan *p,
-    const struct rows *cr)
+    const struct rows *cr, const struct rows *measured)
 {
 	size_t	i, j;
 
@@ -502,6 +541,13 @@ report_power(struct buf *b, const struct plan *p,
 			if ((row = report_row(cr, "rack", subj, "power")) !=
 			    NULL)
 				report_bar_row(b, label, row, "W");
+			row = report_measured(measured, subj, "feed draw");
+			if (row != NULL && !isnan(row->value)) {
+				free(label);
+				label = xasprintf("%s feed %s measured",
+				    r->name, feeds[k]);
+				report_bar_row(b, label, row, "W");
+			}
 			free(subj);
 			free(label);
 		}
@@ -519,7 +565,10 @@ report_power(struct buf *b, const struct plan *p,
 		}
 		free(subj);
 	}
-	buf_adds(b, "</table></section>\n");
+	buf_adds(b, "</table>\n");
+	if (measured != NULL)
+		report_power_nodes(b, measured);
+	buf_adds(b, "</section>\n");
 }
 
 static void
@@ -870,7 +919,7 @@ report_html(struct buf *b, const struct report_in *in)
 	    "<a href=\"#verify\">verify</a></nav></header>\n");
 	report_summary(b, in);
 	report_racks(b, p, hw_w, hw_est);
-	report_power(b, p, in->checks);
+	report_power(b, p, in->checks, in->power);
 	report_psu(b, p, in->checks);
 	report_pcie(b, p);
 	report_checks(b, in->checks);

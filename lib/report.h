@@ -15,7 +15,9 @@
  * Sections, each with an id: summary, racks (an elevation per rack drawn
  * to scale in rack units, every node and switch in its units, coloured
  * by role, named, with its full-load draw), power (per rack and feed the
- * planned draw against the derated capacity, heat against cooling), psu
+ * planned draw against the derated capacity, and beside it what the
+ * feed's PDUs measured when `power` holds `bmc power` rows; each node's
+ * measured draw against its model; heat against cooling), psu
  * (per node model the PSU budget), pcie (per node model the slot map
  * with the card in each slot), checks, apply (each node's result per
  * step) and verify.
@@ -44,10 +46,13 @@ struct report_in {
 	const char			*state_path;	/* shown */
 	const struct rows		*verify;	/* or NULL */
 	const char			*verify_path;	/* shown */
+	const struct rows		*power;		/* bmc power rows; NULL */
+	const char			*power_path;	/* shown */
 	const char			*generated;	/* "2026-11-30 19:00" */
 };
 
-#define REPORT_IN_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+#define REPORT_IN_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+	NULL }
 
 /* Pixels per rack unit in the elevations. */
 #define REPORT_PX_PER_U		18

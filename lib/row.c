@@ -8,6 +8,8 @@
 #include "buf.h"
 #include "json.h"
 #include "row.h"
+#include "str.h"
+#include "yml.h"
 
 static const char *const row_names[] = { "ok", "warn", "fail", "skip" };
 
@@ -148,6 +150,55 @@ rows_to_json(struct json_writer *jw, const char *key, const struct rows *rows)
 		json_end(jw);
 	}
 	json_end(jw);
+}
+
+static double
+rows_json_num(const struct yml_node *it, const char *k)
+{
+	const struct yml_node	*v = yml_map_get(it, k);
+	double			 d;
+
+	if (v == NULL || v->kind != YML_SCALAR || !v->plain ||
+	    str_to_double(v->u.s, &d) != 0)
+		return NAN;
+	return d;
+}
+
+static char *
+rows_json_str(const struct yml_node *it, const char *k)
+{
+	const char	*s = yml_map_str(it, k);
+
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+int
+rows_from_json(struct rows *out, const char *label,
+    const struct yml_node *list, struct prov_err *err)
+{
+	unsigned	i;
+
+	if (list == NULL || list->kind != YML_SEQ)
+		return prov_err_parse(err, label, "not a list of rows");
+	for (i = 0; i < list->n; i++) {
+		const struct yml_node	*it = list->u.items[i];
+		const char		*vs = yml_map_str(it, "verdict");
+		const char		*what = yml_map_str(it, "check");
+		enum row_verdict	 v;
+		struct row		*r;
+
+		if (vs == NULL || what == NULL || row_verdict_parse(vs, &v))
+			return prov_err_parse(err, label, "row %u lacks a "
+			    "verdict or a check", i + 1);
+		r = rows_add(out, v, what);
+		r->subject = rows_json_str(it, "subject");
+		r->measured = rows_json_str(it, "measured");
+		r->limit = rows_json_str(it, "limit");
+		r->hint = rows_json_str(it, "hint");
+		r->value = rows_json_num(it, "value");
+		r->max = rows_json_num(it, "max");
+	}
+	return 0;
 }
 
 void

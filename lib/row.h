@@ -39,6 +39,7 @@
 
 struct buf;
 struct json_writer;
+struct yml_node;
 
 enum row_verdict {
 	ROW_OK = 0,
@@ -104,6 +105,14 @@ void		 rows_count_json(struct json_writer *, const struct rows *);
  * max, and file, line and col when the row has a location.
  */
 void rows_to_json(struct json_writer *, const char *key, const struct rows *);
+/*
+ * Append the rows of such an array (a yml.h tree, read with
+ * yml_load_json()); `group` is not kept (it is a constant), nor the
+ * location.  -1 with err (`label` names the file) when an item lacks
+ * its verdict or check.
+ */
+int	rows_from_json(struct rows *out, const char *label,
+	    const struct yml_node *list, struct prov_err *err);
 /*
  * The rows as JUnit XML (the Jenkins/GitLab schema, for CI): a testsuite
  * per subject, in the order the subjects first appear, a testcase per row

@@ -455,6 +455,17 @@ else
 	not_ok "power --json (rc $rc)"; show pwj
 fi
 
+"$PROVISION" report "$PLAN" --power-json "$W/pwj.out" -o "$W/report.html" \
+    >"$W/report.out" 2>"$W/report.err"
+rc=$?
+if [ $rc = 0 ] && grep -q '<td>r01 feed A</td>' "$W/report.html" &&
+    grep -q '<tr class="power ok"><td>r01 feed A measured</td>' "$W/report.html" &&
+    grep -q '<tr class="power warn"><td>idrac01 measured</td>' "$W/report.html"; then
+	ok "report --power-json: the measured bar beside the planned one, per feed and node"
+else
+	not_ok "report --power-json (rc $rc)"; show report
+fi
+
 # --- the password never shows -------------------------------------------------
 
 if [ -s "$ALL" ] && ! grep -qF -- "$PW" "$ALL" && ! grep -qF secret "$ALL"; then

@@ -143,6 +143,55 @@ START_TEST(test_rows_junit)
 }
 END_TEST
 
+START_TEST(test_rows_from_json)
+{
+	struct rows		 rows = ROWS_INIT, back = ROWS_INIT;
+	struct row		*r;
+	struct buf		 b = BUF_INIT;
+	struct json_writer	 jw;
+	struct yml_doc		 doc;
+	struct prov_err		 err = PROV_ERR_INIT;
+	static const char	 bad[] = "{\"rows\": [{\"subject\": \"x\"}]}";
+
+	r = rows_add(&rows, ROW_WARN, "draw");
+	r->group = "power";
+	r->subject = xstrdup("gpu01");
+	r->measured = xstrdup("3,015 W");
+	r->limit = xstrdup("2,900 W modelled");
+	r->value = 3015;
+	r->max = 2900;
+	rows_addf(&rows, ROW_SKIP, "gpu02", "draw", NULL, NULL, "no reading");
+	json_init(&jw, &b);
+	json_object_begin(&jw, NULL, 0);
+	rows_to_json(&jw, "rows", &rows);
+	json_end(&jw);
+	json_finish(&jw);
+	ck_assert_ok(yml_load_json(&doc, "t", b.buf, b.len, &err), &err);
+	ck_assert_ok(rows_from_json(&back, "t", yml_map_get(doc.root, "rows"),
+	    &err), &err);
+	ck_assert_uint_eq(back.n, 2);
+	ck_assert_int_eq(back.v[0].verdict, ROW_WARN);
+	ck_assert_str_eq(back.v[0].subject, "gpu01");
+	ck_assert_str_eq(back.v[0].limit, "2,900 W modelled");
+	ck_assert(back.v[0].value == 3015 && back.v[0].max == 2900);
+	ck_assert_int_eq(back.v[1].verdict, ROW_SKIP);
+	ck_assert_ptr_null(back.v[1].measured);
+	ck_assert(isnan(back.v[1].value));
+	ck_assert_str_eq(back.v[1].hint, "no reading");
+	yml_doc_release(&doc);
+	ck_assert_ok(yml_load_json(&doc, "t", bad, strlen(bad), &err), &err);
+	ck_assert_int_eq(rows_from_json(&back, "t", yml_map_get(doc.root,
+	    "rows"), &err), -1);
+	ck_assert_msg(strstr(err.msg, "row 1 lacks a verdict or a check"),
+	    "%s", err.msg);
+	prov_err_release(&err);
+	yml_doc_release(&doc);
+	rows_release(&rows);
+	rows_release(&back);
+	buf_release(&b);
+}
+END_TEST
+
 static Suite *
 row_suite(void)
 {
@@ -154,6 +203,7 @@ row_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("output");
 	tcase_add_test(tc, test_rows_json);
+	tcase_add_test(tc, test_rows_from_json);
 	tcase_add_test(tc, test_rows_junit);
 	suite_add_tcase(s, tc);
 	return s;
