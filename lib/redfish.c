@@ -458,6 +458,7 @@ redfish_inv_release(struct redfish_inv *inv)
 	free(inv->gpus_why);
 	free(inv->watts_source);
 	strvec_clear(&inv->gpu_pci_ids);
+	strvec_clear(&inv->oem_pci_ids);
 	strvec_clear(&inv->notes);
 	redfish_inv_init(inv);
 }
