@@ -443,6 +443,7 @@ redfish_inv_init(struct redfish_inv *inv)
 	inv->watts_env = inv->watts_ctl = NAN;
 	inv->psu_input_watts = NAN;
 	inv->gpu_pci_ids = (struct strvec)STRVEC_INIT;
+	inv->oem_pci_ids = (struct strvec)STRVEC_INIT;
 	inv->notes = (struct strvec)STRVEC_INIT;
 }
 
