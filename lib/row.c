@@ -173,8 +173,8 @@ rows_json_str(const struct yml_node *it, const char *k)
 }
 
 int
-rows_from_json(struct rows *out, const char *label,
-    const struct yml_node *list, struct prov_err *err)
+rows_from_json(struct rows *out, const char *label, const struct yml_node *list,
+    struct prov_err *err)
 {
 	unsigned	i;
 
@@ -188,8 +188,8 @@ rows_from_json(struct rows *out, const char *label,
 		struct row		*r;
 
 		if (vs == NULL || what == NULL || row_verdict_parse(vs, &v))
-			return prov_err_parse(err, label, "row %u lacks a "
-			    "verdict or a check", i + 1);
+			return prov_err_parse(err, label,
+			    "row %u lacks a verdict or a check", i + 1);
 		r = rows_add(out, v, what);
 		r->subject = rows_json_str(it, "subject");
 		r->measured = rows_json_str(it, "measured");

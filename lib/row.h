@@ -111,8 +111,8 @@ void rows_to_json(struct json_writer *, const char *key, const struct rows *);
  * location.  -1 with err (`label` names the file) when an item lacks
  * its verdict or check.
  */
-int	rows_from_json(struct rows *out, const char *label,
-	    const struct yml_node *list, struct prov_err *err);
+int rows_from_json(struct rows *out, const char *label,
+    const struct yml_node *list, struct prov_err *err);
 /*
  * The rows as JUnit XML (the Jenkins/GitLab schema, for CI): a testsuite
  * per subject, in the order the subjects first appear, a testcase per row

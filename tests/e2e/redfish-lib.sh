@@ -5,9 +5,32 @@
 #	rf_certs "IP:127.0.52.1,IP:127.0.52.2"	$W/ca.pem, srv.pem, srv.key
 #	rf_emu NAME --mockup M --listen A:0 ...	its port in $W/NAME.port
 #	rf_state IP PORT EXPR			Python over /_emulator/state
+#	bmc NAME ARGS...			provision bmc $PLAN ARGS
 
 EMU=$TOP/tests/redfish/emulator.py
 PIDS=${PIDS:-}
+
+rf_cleanup() {
+	for p in $PIDS; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$W"
+}
+
+# bmc NAME ARGS...: run `provision bmc $PLAN ARGS`: $W/NAME.out and .err,
+# both also appended to $ALL (for the password grep), $rc.
+bmc() {
+	name=$1
+	shift
+	"$PROVISION" bmc "$PLAN" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	cat "$W/$name.out" "$W/$name.err" >>"$ALL"
+}
+
+show() {
+	sed 's/^/#   /' "$W/$1.out" "$W/$1.err" | head -n 40
+}
 
 rf_need() {
 	for tool in python3 openssl curl; do

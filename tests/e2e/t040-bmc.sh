@@ -21,14 +21,7 @@ rf_need
 [ -f "$MOCKUP/index.json" ] || skip_all "no Redfish mockup at $MOCKUP (set REDFISH_MOCKUP)"
 
 W=$(mktemp -d /tmp/t040-bmc.XXXXXX) || exit 1
-cleanup() {
-	for p in $PIDS; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$W"
-}
-trap cleanup EXIT
+trap rf_cleanup EXIT
 trap 'exit 1' INT TERM
 
 # The password has what breaks careless code: quotes, a backslash, a
@@ -224,19 +217,6 @@ EOF
 PLAN=$W/plan.yaml
 
 # --- helpers ----------------------------------------------------------------
-
-# bmc NAME ARGS...: run `provision bmc PLAN ARGS`; $W/NAME.out, .err, $rc.
-bmc() {
-	name=$1
-	shift
-	"$PROVISION" bmc "$PLAN" "$@" >"$W/$name.out" 2>"$W/$name.err"
-	rc=$?
-	cat "$W/$name.out" "$W/$name.err" >>"$ALL"
-}
-
-show() {
-	sed 's/^/#   /' "$W/$1.out" "$W/$1.err" | head -n 40
-}
 
 # st IP PORT EXPR: a Python expression over the BMC's /_emulator/state as
 # d, with s its (only) system and m its CD slot.

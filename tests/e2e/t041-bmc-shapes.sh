@@ -22,14 +22,7 @@ for m in public-bladed public-smartnic public-pdu public-liquid-cooled-server; d
 done
 
 W=$(mktemp -d /tmp/t041-bmc.XXXXXX) || exit 1
-cleanup() {
-	for p in $PIDS; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$W"
-}
-trap cleanup EXIT
+trap rf_cleanup EXIT
 trap 'exit 1' INT TERM
 
 PW='t041 "secret" \ pw'
@@ -116,19 +109,6 @@ nodes:
   - { name: cool01, address: 10.41.0.30, bmc: { address: $A.7, port: $P7, $B } }
 EOF
 PLAN=$W/plan.yaml
-
-# bmc NAME ARGS...: run `provision bmc PLAN ARGS`; $W/NAME.out, .err, $rc.
-bmc() {
-	name=$1
-	shift
-	"$PROVISION" bmc "$PLAN" "$@" >"$W/$name.out" 2>"$W/$name.err"
-	rc=$?
-	cat "$W/$name.out" "$W/$name.err" >>"$ALL"
-}
-
-show() {
-	sed 's/^/#   /' "$W/$1.out" "$W/$1.err" | head -n 40
-}
 
 # has NAME PATTERN: the output NAME has a line matching PATTERN.
 has() {
