@@ -1475,6 +1475,43 @@ plan_resolve_nodes(struct plan_ld *ld)
 }
 
 /*
+ * Two nodes behind one BMC (a blade enclosure, a host and its DPU) must
+ * name different systems, or `bmc off -n blade2` would act on blade1's:
+ * the same address, port and bmc.system (or none) twice is an error at
+ * the second.
+ */
+static void
+plan_check_bmc_systems(struct plan_ld *ld)
+{
+	struct plan	*p = ld->p;
+	struct strmap	 seen = STRMAP_INIT;
+	struct strvec	 keys = STRVEC_INIT;
+	size_t		 i;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_node	*nd = &p->nodes[i], *other;
+		const struct plan_bmc	*b = nd->bmc;
+
+		if (b == NULL)
+			continue;
+		strvec_pushf(&keys, "%s|%ld|%s", b->address, b->port,
+		    b->system != NULL ? b->system : "");
+		other = strmap_add(&seen, keys.v[keys.n - 1], (void *)nd);
+		if (other == NULL)
+			continue;
+		plan_ld_err(ld, plan_key_or(yml_map_get(nd->src, "bmc"),
+		    "system"), "give each node its own bmc.system: the "
+		    "system's Redfish id or its index from 1",
+		    "nodes '%s' and '%s' share BMC %s and %s", other->name,
+		    nd->name, b->address, b->system != NULL ? "name the same "
+		    "bmc.system" : "neither names a bmc.system");
+		break;		/* one message, not one per node */
+	}
+	strmap_clear(&seen);
+	strvec_clear(&keys);
+}
+
+/*
  * ssh.jump: a bare name is a node, reached at its address (known_hosts
  * may know it by name or address, so the name stays what SSH checks);
  * user@, a dot or a port make it a host.  Every command that connects
@@ -1785,6 +1822,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 		if (p->hw[i].name != NULL)
 			plan_resolve_hw(&ld, &p->hw[i]);
 	plan_resolve_nodes(&ld);
+	plan_check_bmc_systems(&ld);
 	plan_resolve_software(&ld);
 	plan_resolve_jump(&ld);
 	if (errs->n > nerr0)

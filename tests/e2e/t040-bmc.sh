@@ -156,6 +156,9 @@ P4=$(cat "$W/variant.port")
 
 # --- the plan ---------------------------------------------------------------
 
+# Some test nodes reach a fleet BMC a second time: they name its one
+# system by index, as two plan nodes behind one BMC must (bmc.system).
+
 # A catalog entry for the mockup's machine, so inventory has a plan to
 # be compared with: one Xeon 7xxx (the second socket is empty), 96 GiB,
 # one 400 W PSU (the second bay is empty).
@@ -199,17 +202,17 @@ nodes:
   - { name: "n[01-50]", hardware: rx, address: "10.40.0.[1-50]",
       bmc: { address: "127.0.50.[1-50]", port: $P1, $B, ca_file: ca.pem } }
   - { name: drift01, hardware: big, address: 10.40.1.1,
-      bmc: { address: 127.0.50.50, port: $P1, $B, ca_file: ca.pem } }
+      bmc: { address: 127.0.50.50, port: $P1, $B, ca_file: ca.pem, system: "1" } }
   - { name: file01, hardware: rx, address: 10.40.1.2,
-      bmc: { address: 127.0.50.49, port: $P1, user: admin, password_file: pw, ca_file: ca.pem } }
+      bmc: { address: 127.0.50.49, port: $P1, user: admin, password_file: pw, ca_file: ca.pem, system: "1" } }
   - { name: noca01, address: 10.40.1.3,
-      bmc: { address: 127.0.50.48, port: $P1, $B } }
+      bmc: { address: 127.0.50.48, port: $P1, $B, system: "1" } }
   - { name: async01, address: 10.40.1.4,
       bmc: { address: 127.0.50.51, port: $P2, $B, ca_file: ca.pem } }
   - { name: rogue01, address: 10.40.1.5,
       bmc: { address: 127.0.50.53, port: $P3, $B, ca_file: ca.pem } }
   - { name: insecure01, address: 10.40.1.6,
-      bmc: { address: 127.0.50.53, port: $P3, $B, insecure: true } }
+      bmc: { address: 127.0.50.53, port: $P3, $B, insecure: true, system: "1" } }
   - { name: nobmc01, address: 10.40.1.7 }
   - { name: var01, hardware: gpu, address: 10.40.1.8,
       bmc: { address: 127.0.50.52, port: $P4, $B, ca_file: ca.pem } }
