@@ -599,7 +599,7 @@ else
 fi
 
 bmc vinv -n var01 inventory
-if [ $rc = 0 ] && grep -q "^var01 .* ok  *1 CPU, 96 GiB, 2 GPUs, 1 PSU x 400 W$" "$W/vinv.out" &&
+if [ $rc = 0 ] && grep -q "^var01 .* ok  *basic auth (the service has no SessionService); 1 CPU, 96 GiB, 2 GPUs, 1 PSU x 400 W$" "$W/vinv.out" &&
     grep -q "^  ok  *var01  *gpu count  *2  *2$" "$W/vinv.out" &&
     grep -q "^  ok  *var01  *gpu model  *h100-sxm5  *h100-sxm5$" "$W/vinv.out"; then
 	ok "inventory: GPUs counted over PCIe (not the BMC's VGA), model by PCI id"

@@ -333,7 +333,7 @@ else
 fi
 
 bmc bl_media -n blade2 media insert "$URL"
-if [ $rc = 1 ] && has bl_media "FAILED  *the BMC has no virtual media: neither system /redfish/v1/Systems/529QB9451R6 nor its manager /redfish/v1/Managers/Blade2BMC links VirtualMedia"; then
+if [ $rc = 1 ] && has bl_media "FAILED  *system 529QB9451R6: the BMC has no virtual media: neither system /redfish/v1/Systems/529QB9451R6 nor its manager /redfish/v1/Managers/Blade2BMC links VirtualMedia"; then
 	ok "bladed media insert: 'the BMC has no virtual media', clearly"
 else
 	not_ok "bladed media (rc $rc)"; show bl_media
