@@ -68,6 +68,20 @@ apply_want_slurm(const struct plan *p, const struct plan_node *n)
 }
 
 static int
+apply_want_users(const struct plan *p, const struct plan_node *n)
+{
+	return p->users_src != NULL || p->ngroups > 0;
+}
+
+/* Accounting and the teams' accounts live on the head alone. */
+static int
+apply_want_accounting(const struct plan *p, const struct plan_node *n)
+{
+	return apply_want_slurm(p, n) && plan_accounting(p) &&
+	    n == render_head(p);
+}
+
+static int
 apply_want_k8s(const struct plan *p, const struct plan_node *n)
 {
 	return strcmp(p->sw.orchestrator, "kubernetes") == 0;
@@ -123,9 +137,12 @@ const struct apply_step apply_steps[] = {
 	{ "base", 0, NULL, apply_want_always, NULL },
 	{ "gpu-driver", 0, NULL, apply_want_driver, NULL },
 	{ "container-runtime", 0, NULL, apply_want_runtime, NULL },
+	{ "users", 0, NULL, apply_want_users, NULL },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
+	{ "slurmdbd", 0, NULL, apply_want_accounting, NULL },
 	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm,
 	  NULL },
+	{ "slurm-accounts", 0, NULL, apply_want_accounting, NULL },
 	{ "kubernetes", APPLY_HEAD_FIRST, "join", apply_want_k8s,
 	  apply_join_secrets },
 	{ "node-exporter", 0, NULL, apply_want_node_exporter, NULL },

@@ -85,6 +85,9 @@ static const char *const bundle_slurm_pkgs[] = {
 	"munge",				/* step munge */
 	"slurmctld", "slurmd", "slurm-client", NULL
 };
+static const char *const bundle_accounting_pkgs[] = {
+	"mariadb-server", "slurmdbd", NULL	/* step slurmdbd */
+};
 static const char *const bundle_k8s_pkgs[] = {
 	"kubelet", "kubeadm", "kubectl", NULL
 };
@@ -577,6 +580,8 @@ bundle_plan(struct bundle *b, const struct plan *p,
 		bundle_want(b, "apt-cacher-ng", "relay");
 	if (sw->orchestrator != NULL && strcmp(sw->orchestrator, "slurm") == 0)
 		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
+	if (plan_accounting(p))
+		bundle_want_list(b, bundle_accounting_pkgs, "slurmdbd");
 	if (sw->orchestrator != NULL &&
 	    strcmp(sw->orchestrator, "kubernetes") == 0) {
 		bundle_want_list(b, bundle_k8s_pkgs, "kubernetes");

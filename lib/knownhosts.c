@@ -180,6 +180,37 @@ knownhosts_fingerprint(const unsigned char *blob, size_t len)
 	return s;
 }
 
+int
+knownhosts_pubkey_ok(const char *s)
+{
+	const char	*b, *c;
+	unsigned char	*blob = NULL;
+	char		*type = NULL, *t = NULL;
+	long		 n;
+	int		 ok = 0;
+
+	if (s == NULL || strlen(s) > 16384 || (b = strchr(s, ' ')) == NULL)
+		return 0;
+	t = xstrndup(s, (size_t)(b - s));
+	b++;
+	if ((c = strchr(b, ' ')) == NULL)
+		c = b + strlen(b);
+	else if (c[1] == '\0' || c[1 + strspn(c + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._@+:-")] != '\0')
+		goto out;
+	blob = xmalloc((size_t)(c - b) + 4);
+	if ((n = knownhosts_b64dec(blob, b, (size_t)(c - b))) < 0)
+		goto out;
+	type = knownhosts_blob_type(blob, (size_t)n);
+	ok = type != NULL && strcmp(type, t) == 0 &&
+	    t[strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789-@.")] == '\0';
+out:
+	free(blob);
+	free(type);
+	free(t);
+	return ok;
+}
+
 const char *
 knownhosts_type_label(const char *t)
 {

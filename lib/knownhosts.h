@@ -117,6 +117,12 @@ char	*knownhosts_blob_type(const unsigned char *blob, size_t len);
 /* "ED25519", "ECDSA", "RSA" ... as OpenSSH shows key types to people. */
 const char *knownhosts_type_label(const char *keytype);
 /*
+ * 1 when `s` is one OpenSSH public key line without options, as
+ * authorized_keys holds it: TYPE BASE64 [COMMENT], one space apart, whose
+ * key blob decodes and names TYPE, and a comment of [A-Za-z0-9._@+:-].
+ */
+int	 knownhosts_pubkey_ok(const char *s);
+/*
  * Name a host the way known_hosts does: `host`, or `[host]:port` when the
  * port is not 22.  The caller frees.
  */

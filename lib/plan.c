@@ -33,6 +33,11 @@
  *				  grafana}, extras: [ ... ],
  *		     kernel_args: [ ... ], relay: {node, port, retry_s} }
  *	offline:   { bundle_key: FILE }	the key bundles are signed with
+ *	groups:    { GROUP: { gid } }
+ *	users:     { USER: { uid, group, groups, ssh_keys, shell } }
+ *	scheduling: { teams: { TEAM: { fairshare, gpus, users } },
+ *		     priority_weights: { fairshare, age, job_size, qos },
+ *		     gpu_gres }
  *
  * Loading is one pass over the YAML tree per section, then node
  * expansion (hostlists streamed, never materialised twice), then
@@ -417,6 +422,48 @@ static const struct schema_field plan_offline_fields[] = {
 };
 
 /*
+ * users:, groups: and scheduling: (a cluster people share): accounts with
+ * one uid/gid on every node, and teams as Slurm accounts.
+ */
+static const char *const plan_gpu_gres[] = { "devices", "count-only", NULL };
+
+static const struct schema_field plan_group_fields[] = {
+	FR("gid", SCHEMA_INT, struct plan_group, gid, SCHEMA_REQUIRED, 1000, 60000),
+	FEND
+};
+
+static const struct schema_field plan_user_fields[] = {
+	FR("uid", SCHEMA_INT, struct plan_user, uid, SCHEMA_REQUIRED, 1000, 60000),
+	F("group", SCHEMA_ACCOUNT, struct plan_user, group, 0),
+	F("groups", SCHEMA_ACCOUNT, struct plan_user, groups, SCHEMA_LIST),
+	F("ssh_keys", SCHEMA_SSHKEY, struct plan_user, ssh_keys, SCHEMA_LIST),
+	F("shell", SCHEMA_NODEPATH, struct plan_user, shell, 0),
+	FEND
+};
+
+static const struct schema_field plan_team_fields[] = {
+	FR("fairshare", SCHEMA_INT, struct plan_team, fairshare, 0, 1, 1000000),
+	FR("gpus", SCHEMA_INT, struct plan_team, gpus, 0, 0, 1000000),
+	F("users", SCHEMA_ACCOUNT, struct plan_team, users, SCHEMA_LIST),
+	FEND
+};
+
+static const struct schema_field plan_weight_fields[] = {
+	FR("fairshare", SCHEMA_INT, struct plan_sched, w_fairshare, 0, 0, 1000000),
+	FR("age", SCHEMA_INT, struct plan_sched, w_age, 0, 0, 1000000),
+	FR("job_size", SCHEMA_INT, struct plan_sched, w_job_size, 0, 0, 1000000),
+	FR("qos", SCHEMA_INT, struct plan_sched, w_qos, 0, 0, 1000000),
+	FEND
+};
+
+static const struct schema_field plan_sched_fields[] = {
+	FN("teams", struct plan_sched, teams_src, SCHEMA_NAMES, plan_team_fields),
+	{ "priority_weights", SCHEMA_OBJ, 0, 0, NULL, plan_weight_fields, NOLIM },
+	FE("gpu_gres", struct plan_sched, gpu_gres, 0, plan_gpu_gres),
+	FEND
+};
+
+/*
  * The top level, read section by section by plan_load_any(): this table
  * gives its keys and the shape of each (offsets unused).
  */
@@ -439,6 +486,9 @@ static const struct schema_field plan_top_fields[] = {
 	FN("nodes", struct plan_top_raw, node, SCHEMA_LIST, plan_node_fields),
 	FN("software", struct plan_top_raw, node, 0, plan_sw_fields),
 	FN("offline", struct plan_top_raw, node, 0, plan_offline_fields),
+	FN("groups", struct plan_top_raw, node, SCHEMA_NAMES, plan_group_fields),
+	FN("users", struct plan_top_raw, node, SCHEMA_NAMES, plan_user_fields),
+	FN("scheduling", struct plan_top_raw, node, 0, plan_sched_fields),
 	FEND
 };
 
@@ -1583,6 +1633,216 @@ plan_resolve_software(struct plan_ld *ld)
 	}
 }
 
+/*
+ * A mapping of account names (users:, groups:, scheduling.teams:) bound
+ * entry by entry with `fields` into an array of `size`-byte structs whose
+ * first member is the name and whose src is at `src_off`; *n counts them.
+ */
+static void *
+plan_load_accounts(struct plan_ld *ld, const struct yml_node *sec,
+    const char *what, const struct schema_field *fields, size_t size,
+    size_t src_off, void (*init)(void *), size_t *n)
+{
+	char	*arr = NULL;
+	size_t	 i;
+
+	*n = 0;
+	if (sec == NULL || yml_is_null(sec))
+		return NULL;
+	if (sec->kind != YML_MAP) {
+		schema_type_error(&ld->sc, sec, what, "a mapping of names");
+		return NULL;
+	}
+	arr = xcalloc(sec->n + 1, size);
+	for (i = 0; i < sec->n; i++) {
+		const struct yml_node	*k = sec->u.pairs[i].key;
+		const struct yml_node	*v = sec->u.pairs[i].val;
+		char			*e = arr + *n * size;
+
+		if (!str_is_account(k->u.s)) {
+			plan_ld_err(ld, k, schema_type_info(SCHEMA_ACCOUNT)->hint,
+			    "bad %s name '%s'", what, k->u.s);
+			continue;
+		}
+		init(e);
+		*(const char **)e = k->u.s;
+		*(const struct yml_node **)(e + src_off) = v;
+		if (v != NULL && !yml_is_null(v))
+			(void)schema_bind(&ld->sc, v, fields, e);
+		(*n)++;
+	}
+	return arr;
+}
+
+static void
+plan_group_init(void *e)
+{
+	((struct plan_group *)e)->gid = -1;
+}
+
+static void
+plan_user_init(void *e)
+{
+	struct plan_user	*u = e;
+
+	u->uid = -1;
+	u->shell = "/bin/bash";
+	u->groups = (struct strvec)STRVEC_INIT;
+	u->ssh_keys = (struct strvec)STRVEC_INIT;
+}
+
+static void
+plan_team_init(void *e)
+{
+	struct plan_team	*t = e;
+
+	t->fairshare = 1;
+	t->gpus = -1;
+	t->users = (struct strvec)STRVEC_INIT;
+}
+
+static void
+plan_load_people(struct plan_ld *ld, const struct yml_node *root)
+{
+	struct plan		*p = ld->p;
+	struct plan_sched	*sc = &p->sched;
+	const struct yml_node	*v;
+
+	p->groups = plan_load_accounts(ld, yml_map_get(root, "groups"),
+	    "group", plan_group_fields, sizeof *p->groups,
+	    offsetof(struct plan_group, src), plan_group_init, &p->ngroups);
+	p->users_src = yml_map_get(root, "users");
+	p->users = plan_load_accounts(ld, p->users_src, "user",
+	    plan_user_fields, sizeof *p->users, offsetof(struct plan_user, src),
+	    plan_user_init, &p->nusers);
+	sc->w_fairshare = 10000;
+	sc->w_age = 1000;
+	sc->gpu_gres = "devices";
+	if ((v = yml_map_get(root, "scheduling")) == NULL || yml_is_null(v))
+		return;
+	sc->src = v;
+	(void)schema_bind(&ld->sc, v, plan_sched_fields, sc);
+	sc->teams = plan_load_accounts(ld, sc->teams_src, "team",
+	    plan_team_fields, sizeof *sc->teams, offsetof(struct plan_team, src),
+	    plan_team_init, &sc->nteams);
+}
+
+static struct plan_group *
+plan_group_find(const struct plan *p, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < p->ngroups; i++)
+		if (strcmp(p->groups[i].name, name) == 0)
+			return &p->groups[i];
+	return NULL;
+}
+
+struct plan_user *
+plan_user_find(const struct plan *p, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nusers; i++)
+		if (strcmp(p->users[i].name, name) == 0)
+			return &p->users[i];
+	return NULL;
+}
+
+int
+plan_accounting(const struct plan *p)
+{
+	return p->sched.src != NULL;
+}
+
+/* Each of the user's `groups` is a group of the plan. */
+static void
+plan_check_group_refs(struct plan_ld *ld, const struct plan_user *u)
+{
+	const struct yml_node	*l = yml_map_get(u->src, "groups");
+	size_t			 i;
+
+	for (i = 0; i < u->groups.n; i++)
+		if (plan_group_find(ld->p, u->groups.v[i]) == NULL)
+			plan_ld_err(ld, l != NULL && l->kind == YML_SEQ &&
+			    i < l->n ? l->u.items[i] : l, "name a group under "
+			    "'groups:'", "unknown group '%s'", u->groups.v[i]);
+}
+
+/*
+ * uids and gids unique (a user without `group` has a group of its own
+ * whose gid is its uid), groups and team members known, and teams only
+ * where Slurm runs.
+ */
+static void
+plan_resolve_people(struct plan_ld *ld)
+{
+	struct plan	*p = ld->p;
+	size_t		 i, j;
+
+	for (i = 0; i < p->ngroups; i++)
+		for (j = 0; j < i; j++)
+			if (p->groups[j].gid == p->groups[i].gid &&
+			    p->groups[i].gid >= 0)
+				plan_ld_err(ld, yml_map_get(p->groups[i].src,
+				    "gid"), "each group needs a gid of its own",
+				    "gid %ld is taken by group '%s'",
+				    p->groups[i].gid, p->groups[j].name);
+	for (i = 0; i < p->nusers; i++) {
+		struct plan_user	*u = &p->users[i];
+		const struct plan_group	*g;
+
+		for (j = 0; j < i; j++)
+			if (p->users[j].uid == u->uid && u->uid >= 0)
+				plan_ld_err(ld, yml_map_get(u->src, "uid"),
+				    "each user needs a uid of its own", "uid %ld "
+				    "is taken by user '%s'", u->uid,
+				    p->users[j].name);
+		plan_check_group_refs(ld, u);
+		if (u->group != NULL) {
+			if ((g = plan_group_find(p, u->group)) == NULL)
+				plan_ld_err(ld, yml_map_get(u->src, "group"),
+				    "name a group under 'groups:', or leave "
+				    "'group' out for a group of the user's own",
+				    "unknown group '%s'", u->group);
+			else
+				u->gid = g->gid;
+			continue;
+		}
+		u->gid = u->uid;
+		if (plan_group_find(p, u->name) != NULL)
+			plan_ld_err(ld, yml_map_get(u->src, "uid"), "say "
+			    "'group: NAME', or rename the group", "user '%s' "
+			    "has no 'group', and its own group would be named "
+			    "like group '%s'", u->name, u->name);
+		for (j = 0; j < p->ngroups; j++)
+			if (p->groups[j].gid == u->uid)
+				plan_ld_err(ld, yml_map_get(u->src, "uid"),
+				    "a user without 'group' gets a group of its "
+				    "own whose gid is its uid", "uid %ld is the "
+				    "gid of group '%s'", u->uid,
+				    p->groups[j].name);
+	}
+	if (p->sched.src == NULL)
+		return;
+	if (strcmp(p->sw.orchestrator, "slurm") != 0)
+		plan_ld_err(ld, p->sched.src, "set 'software.orchestrator.kind: "
+		    "slurm'", "'scheduling' needs Slurm: teams are Slurm "
+		    "accounts");
+	for (i = 0; i < p->sched.nteams; i++) {
+		const struct plan_team	*t = &p->sched.teams[i];
+		const struct yml_node	*l = yml_map_get(t->src, "users");
+
+		for (j = 0; j < t->users.n; j++)
+			if (plan_user_find(p, t->users.v[j]) == NULL)
+				plan_ld_err(ld, l != NULL && l->kind == YML_SEQ &&
+				    j < l->n ? l->u.items[j] : l, "team "
+				    "members need a uid on every node: add them "
+				    "under 'users:'", "unknown user '%s'",
+				    t->users.v[j]);
+	}
+}
+
 static int
 plan_load_catalog(struct plan_ld *ld, const struct yml_node *profiles)
 {
@@ -1817,6 +2077,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_load_nodes(&ld, yml_map_get(root, "nodes"));
 	plan_load_software(&ld, yml_map_get(root, "software"));
 	plan_load_offline(&ld, yml_map_get(root, "offline"));
+	plan_load_people(&ld, root);
 
 	for (size_t i = 0; i < p->nhw; i++)
 		if (p->hw[i].name != NULL)
@@ -1825,6 +2086,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_check_bmc_systems(&ld);
 	plan_resolve_software(&ld);
 	plan_resolve_jump(&ld);
+	plan_resolve_people(&ld);
 	if (errs->n > nerr0)
 		goto out;
 	*out = p;
@@ -1886,6 +2148,15 @@ plan_free(struct plan *p)
 	free(p->sw.mirrors);
 	strvec_clear(&p->sw.extras);
 	strvec_clear(&p->sw.kernel_args);
+	for (i = 0; i < p->nusers; i++) {
+		strvec_clear(&p->users[i].groups);
+		strvec_clear(&p->users[i].ssh_keys);
+	}
+	free(p->users);
+	free(p->groups);
+	for (i = 0; i < p->sched.nteams; i++)
+		strvec_clear(&p->sched.teams[i].users);
+	free(p->sched.teams);
 	strvec_clear(&p->profile_dirs);
 	catalog_free(p->catalog);
 	if (p->index != NULL) {

@@ -274,6 +274,44 @@ struct plan_offline {
 	const struct yml_node	*src;
 };
 
+/* groups: a Unix group with one gid on every node. */
+struct plan_group {
+	const char		*name;
+	long			 gid;
+	const struct yml_node	*src;
+};
+
+/* users: a Unix account with one uid on every node. */
+struct plan_user {
+	const char		*name;
+	long			 uid;
+	const char		*group;		/* primary group; NULL: its own */
+	long			 gid;		/* resolved: the group's, or uid */
+	struct strvec		 groups;	/* supplementary groups */
+	struct strvec		 ssh_keys;	/* authorized_keys lines */
+	const char		*shell;		/* /bin/bash */
+	const struct yml_node	*src;
+};
+
+/* scheduling.teams: a Slurm account with its users, share and limits. */
+struct plan_team {
+	const char		*name;
+	long			 fairshare;	/* 1 */
+	long			 gpus;		/* GrpTRES gres/gpu; -1: none */
+	struct strvec		 users;
+	const struct yml_node	*src;
+};
+
+/* scheduling: Slurm accounting (slurmdbd), fair share and team limits. */
+struct plan_sched {
+	struct plan_team	*teams;
+	size_t			 nteams;
+	const struct yml_node	*teams_src;	/* while loading */
+	long			 w_fairshare, w_age, w_job_size, w_qos;
+	const char		*gpu_gres;	/* devices, count-only */
+	const struct yml_node	*src;		/* NULL: no scheduling: */
+};
+
 struct plan {
 	const char		*file;		/* as given */
 	const char		*dir;		/* its directory, for relative paths */
@@ -295,6 +333,12 @@ struct plan {
 	size_t			 nnodes;
 	struct plan_software	 sw;
 	struct plan_offline	 offline;
+	struct plan_group	*groups;
+	size_t			 ngroups;
+	struct plan_user	*users;
+	size_t			 nusers;
+	const struct yml_node	*users_src;	/* NULL: no users: section */
+	struct plan_sched	 sched;
 	struct catalog		*catalog;
 	struct yml_doc		 doc;
 	struct plan_index	*index;		/* name lookups */
@@ -344,6 +388,10 @@ int			 plan_select(struct plan_node ***out, size_t *n,
  */
 int			 plan_slurm_compute(const struct plan *,
 			    const struct plan_node *n, const char **part);
+
+struct plan_user	*plan_user_find(const struct plan *, const char *name);
+/* Slurm accounting is on: the plan has a scheduling: section. */
+int			 plan_accounting(const struct plan *);
 
 /*
  * Every value-holding key of the plan schema, depth first, with its path

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "buf.h"
+#include "knownhosts.h"
 #include "schema.h"
 #include "str.h"
 #include "strvec.h"
@@ -177,6 +178,17 @@ static const struct schema_type_info schema_types[] = {
 	[SCHEMA_KARG] = { "kernel argument", "a kernel argument", "hugepages=64",
 	    schema_is_karg, "NAME or NAME=VALUE with letters, digits and "
 	    "'_.,:=/+-', like 'hugepages=64'" },
+	[SCHEMA_ACCOUNT] = { "account name", "an account name", "alice",
+	    str_is_account, "a lower-case letter or '_', then lower-case "
+	    "letters, digits, '_' and '-', at most 32" },
+	[SCHEMA_NODEPATH] = { "node path", "an absolute path", "/bin/bash",
+	    str_is_node_path, "an absolute path of letters, digits and "
+	    "'._/-', like '/bin/bash'" },
+	[SCHEMA_SSHKEY] = { "SSH public key", "an SSH public key",
+	    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA... alice@laptop",
+	    knownhosts_pubkey_ok, "one line of a .pub file: TYPE KEY "
+	    "[COMMENT], without options; the comment of letters, digits "
+	    "and '._@+:-'" },
 };
 
 const struct schema_type_info *

@@ -50,6 +50,9 @@ enum schema_type {
 	SCHEMA_REDUNDANCY,	/* PSU redundancy: N, N+1, N+N, 2+2 */
 	SCHEMA_PCIID,	/* vendor:device in hex: 10de:20b0 */
 	SCHEMA_KARG,	/* a kernel argument: NAME or NAME=VALUE */
+	SCHEMA_ACCOUNT,	/* a Unix/Slurm account or group: alice, ml-team */
+	SCHEMA_NODEPATH,	/* an absolute path on a node: /bin/bash */
+	SCHEMA_SSHKEY,	/* an OpenSSH public key line: ssh-ed25519 AAAA... c */
 	/* Other values. */
 	SCHEMA_INT,	/* long */
 	SCHEMA_NUM,	/* double */

@@ -447,3 +447,29 @@ str_is_redundancy(const char *s)
 	return (plus - s == 1 && s[0] == 'N') ||
 	    (str_is_num(s, (size_t)(plus - s), 3, 999) && s[0] != '0');
 }
+
+int
+str_is_account(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL || !((*s >= 'a' && *s <= 'z') || *s == '_'))
+		return 0;
+	n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+	return s[n] == '\0' && n <= 32;
+}
+
+int
+str_is_node_path(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL || s[0] != '/' || strstr(s, "/../") != NULL)
+		return 0;
+	n = strlen(s);
+	if (n >= 3 && strcmp(s + n - 3, "/..") == 0)
+		return 0;
+	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._/-");
+	return s[n] == '\0' && n <= 1024;
+}

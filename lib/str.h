@@ -66,6 +66,14 @@ int		 str_is_pkg(const char *s);
 int		 str_is_mig_profile(const char *s);
 /* A PCI vendor:device pair in hex: 10de:20b0. */
 int		 str_is_pciid(const char *s);
+/*
+ * A name for a Unix account or group that Slurm keeps as written: a
+ * lower-case letter or '_', then lower-case letters, digits, '_' and '-';
+ * at most 32 (useradd's and sacctmgr's common ground).
+ */
+int		 str_is_account(const char *s);
+/* An absolute path on a node: '/' then [A-Za-z0-9._/-], no '..' part. */
+int		 str_is_node_path(const char *s);
 /* A Slurm time limit: MINUTES, [DAYS-]HOURS[:MM[:SS]], UNLIMITED. */
 int		 str_is_slurm_time(const char *s);
 /* PSU redundancy: N, N+N, N+K or NEED+SPARE (2+2). */

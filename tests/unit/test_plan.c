@@ -112,6 +112,7 @@ static const char *const examples[] = {
 	"examples/sizing/selene.yaml",
 	"examples/testbed.yaml",
 	"examples/testbed-vm.yaml",
+	"examples/testbed-shared.yaml",
 };
 
 START_TEST(test_plan_examples)

@@ -1,0 +1,122 @@
+#!/bin/sh
+# A cluster people share, on the local testbed (examples/testbed-shared.yaml):
+# users and groups with the plan's uid and gid on every node, a user's SSH
+# key lets it in; Slurm accounting (MariaDB + slurmdbd on the head) with
+# two teams; the team limited to 2 GPUs (count-only GRES on the workers)
+# submits three 1-GPU jobs as its user and the third pends on the
+# association's limit; sshare shows the plan's shares; a second apply
+# changes nothing.  Then a user and a team leave the plan: the user is
+# locked on every node and gone from Slurm, the team's account is gone,
+# and the apply after that changes nothing either.
+#
+# Nodes start from fresh disks (an earlier test's Slurm state would count).
+. "$(dirname "$0")/lib.sh"
+set -u
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
+command -v ssh-keygen >/dev/null 2>&1 || skip_all "no ssh-keygen"
+cd "$TOP" || exit 1
+testbed_lock || exit 1
+
+TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
+KEY=$TB/id_ed25519
+KH=$TB/known_hosts
+W=$(mktemp -d /tmp/t120.XXXXXX)
+PLAN=$W/plan.yaml
+STATE=$W/state
+export PROVISION
+
+cleanup() {
+	# 8>&-: the nodes must not inherit testbed_lock's descriptor
+	scripts/testbed down "$PLAN" >/dev/null 2>&1 8>&-
+	rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+
+# alice's key is made here, so that logging in as alice proves it arrived.
+ssh-keygen -q -t ed25519 -N '' -C alice@t120 -f "$W/alice" || exit 1
+awk -v k="$(cat "$W/alice.pub")" '
+	/^    ssh_keys:/ { print "    ssh_keys: [ \"" k "\" ]"; next } { print }' \
+	examples/testbed-shared.yaml > "$PLAN"
+grep -q 'alice@t120' "$PLAN" || { not_ok "alice's key in the plan"; done_testing; exit 1; }
+
+scripts/testbed down --purge "$PLAN" >/dev/null 2>&1 8>&-
+check "testbed up" scripts/testbed up "$PLAN" 8>&-
+
+apply() {
+	"$PROVISION" apply --plain --state-dir "$STATE" "$PLAN" > "$W/$1.txt" 2>&1
+}
+
+apply apply1; rc=$?
+[ $rc -eq 0 ] && ok "first apply succeeds" ||
+	{ not_ok "first apply succeeds (exit $rc)"; tail -40 "$W/apply1.txt" | sed 's/^/# /'; }
+
+# Users: the plan's ids everywhere; alice's key lets her in.
+for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
+	got=$(on $a 'echo $(id -u alice):$(id -g alice):$(id -u bob):$(id -gn bob):$(id -u carol):$(getent group research | cut -d: -f3,4)')
+	[ "$got" = "3001:3001:3002:research:3003:3000:alice" ] &&
+		ok "uids and gids on $a" || not_ok "uids and gids on $a: '$got'"
+done
+got=$(ssh -q -i "$W/alice" -o UserKnownHostsFile="$KH" -o StrictHostKeyChecking=yes \
+	-o BatchMode=yes -o IdentitiesOnly=yes alice@127.0.10.2 'id -un' 2>&1)
+[ "$got" = alice ] && ok "alice logs in to worker-01 with her key" ||
+	not_ok "alice logs in to worker-01 with her key: $got"
+
+# Accounting: the teams, their shares and limits.
+on 127.0.10.1 "sacctmgr -n -P show assoc format=account,user,fairshare,grptres" > "$W/assoc.txt" 2>&1
+grep -qx 'vision||60|gres/gpu=2' "$W/assoc.txt" && grep -qx 'nlp||40|' "$W/assoc.txt" &&
+	grep -qx 'vision|alice|1|' "$W/assoc.txt" && grep -qx 'nlp|carol|1|' "$W/assoc.txt" &&
+	ok "sacctmgr: the plan's teams, members and GPU limit" ||
+	{ not_ok "sacctmgr: the plan's teams, members and GPU limit"; sed 's/^/# /' "$W/assoc.txt"; }
+on 127.0.10.1 "sshare -n -P -a -o account,user,rawshares" > "$W/sshare.txt" 2>&1
+grep -q '^ *vision||60$' "$W/sshare.txt" && grep -q '^ *nlp||40$' "$W/sshare.txt" &&
+	ok "sshare shows the plan's shares" ||
+	{ not_ok "sshare shows the plan's shares"; sed 's/^/# /' "$W/sshare.txt"; }
+
+# The GPU limit: vision may hold 2 GPUs; alice asks for three, one each.
+on 127.0.10.1 'for i in 1 2 3; do
+	runuser -u alice -- sbatch --parsable -p debug --gres=gpu:1 --mem=50M \
+		--chdir=/tmp -o /dev/null --wrap "sleep 300" || exit 1
+done' > "$W/jobs.txt" 2>&1
+[ "$(grep -c '^[0-9][0-9]*$' "$W/jobs.txt")" -eq 3 ] && ok "alice submits three 1-GPU jobs" ||
+	{ not_ok "alice submits three 1-GPU jobs"; sed 's/^/# /' "$W/jobs.txt"; }
+st=
+for i in $(seq 1 40); do
+	st=$(on 127.0.10.1 "squeue -h -u alice -o '%T %r' | sort | uniq -c | tr -s ' ' | tr '\n' ';'")
+	case $st in *" 2 RUNNING None;"*) break ;; esac
+	sleep 1
+done
+case $st in
+*" 1 PENDING AssocGrpGRES;"*" 2 RUNNING None;"*) ok "two jobs run, the third pends on the team's GPU limit (AssocGrpGRES)" ;;
+*) not_ok "two jobs run, the third pends on the team's GPU limit: '$st'" ;;
+esac
+on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
+
+apply apply2; rc=$?
+[ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply2.txt" && ok "second apply: 0 changed" ||
+	{ not_ok "second apply: 0 changed (exit $rc)"; grep -E 'changed|failed|check:' "$W/apply2.txt" | sed 's/^/# /' | head -20; }
+
+# carol and her team leave the plan.
+grep -v -e '^  carol:' -e '^    nlp:' "$PLAN" > "$W/plan2.yaml" && mv "$W/plan2.yaml" "$PLAN"
+apply apply3; rc=$?
+[ $rc -eq 0 ] && ok "apply without carol and nlp succeeds" ||
+	{ not_ok "apply without carol and nlp succeeds (exit $rc)"; tail -30 "$W/apply3.txt" | sed 's/^/# /'; }
+for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
+	got=$(on $a 'echo $(id -u carol):$(getent shadow carol | cut -d: -f2 | cut -c1):$(getent shadow carol | cut -d: -f8):$(getent passwd carol | cut -d: -f7)')
+	[ "$got" = "3003:!:1:/usr/sbin/nologin" ] && ok "carol is locked on $a, her uid kept" ||
+		not_ok "carol is locked on $a: '$got'"
+done
+on 127.0.10.1 "sacctmgr -n -P list user format=user; sacctmgr -n -P list account format=account" > "$W/left.txt" 2>&1
+! grep -qx -e carol -e nlp "$W/left.txt" && grep -qx alice "$W/left.txt" && grep -qx vision "$W/left.txt" &&
+	ok "Slurm no longer knows carol or nlp; alice and vision stay" ||
+	{ not_ok "Slurm no longer knows carol or nlp"; sed 's/^/# /' "$W/left.txt"; }
+apply apply4; rc=$?
+[ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply4.txt" && ok "the apply after that: 0 changed" ||
+	{ not_ok "the apply after that: 0 changed (exit $rc)"; grep -E 'changed|failed|check:' "$W/apply4.txt" | sed 's/^/# /' | head -20; }
+
+# The database password: only in slurmdbd.conf (0600 slurm) and MariaDB.
+pw=$(on 127.0.10.1 "sed -n 's/^StoragePass=//p' /etc/slurm/slurmdbd.conf")
+perm=$(on 127.0.10.1 "stat -c '%a %U' /etc/slurm/slurmdbd.conf")
+[ ${#pw} -ge 24 ] && [ "$perm" = "600 slurm" ] && ! grep -rqF -- "$pw" "$STATE" "$W"/apply*.txt &&
+	ok "the database password is made on the head, 0600, in no log or state" ||
+	not_ok "the database password: ${#pw} characters, '$perm', or in a log"
+done_testing
