@@ -20,6 +20,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_pxe_entry,
 	&cmd_bundle_entry,
 	&cmd_verify_entry,
+	&cmd_usage_entry,
 	&cmd_report_entry,
 	&cmd_help_entry,
 	NULL

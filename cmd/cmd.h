@@ -75,6 +75,7 @@ extern const struct cmd_entry cmd_facts_entry;
 extern const struct cmd_entry cmd_pxe_entry;
 extern const struct cmd_entry cmd_bundle_entry;
 extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_usage_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry *const cmd_table[];

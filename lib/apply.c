@@ -82,6 +82,12 @@ apply_want_accounting(const struct plan *p, const struct plan_node *n)
 }
 
 static int
+apply_want_logging(const struct plan *p, const struct plan_node *n)
+{
+	return p->logging.server != NULL;
+}
+
+static int
 apply_want_k8s(const struct plan *p, const struct plan_node *n)
 {
 	return strcmp(p->sw.orchestrator, "kubernetes") == 0;
@@ -138,6 +144,7 @@ const struct apply_step apply_steps[] = {
 	{ "gpu-driver", 0, NULL, apply_want_driver, NULL },
 	{ "container-runtime", 0, NULL, apply_want_runtime, NULL },
 	{ "users", 0, NULL, apply_want_users, NULL },
+	{ "logging", 0, NULL, apply_want_logging, NULL },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
 	{ "slurmdbd", 0, NULL, apply_want_accounting, NULL },
 	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm,

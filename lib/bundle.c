@@ -88,6 +88,9 @@ static const char *const bundle_slurm_pkgs[] = {
 static const char *const bundle_accounting_pkgs[] = {
 	"mariadb-server", "slurmdbd", NULL	/* step slurmdbd */
 };
+static const char *const bundle_logging_pkgs[] = {
+	"rsyslog", "logrotate", NULL		/* step logging */
+};
 static const char *const bundle_k8s_pkgs[] = {
 	"kubelet", "kubeadm", "kubectl", NULL
 };
@@ -582,6 +585,8 @@ bundle_plan(struct bundle *b, const struct plan *p,
 		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
 	if (plan_accounting(p))
 		bundle_want_list(b, bundle_accounting_pkgs, "slurmdbd");
+	if (p->logging.server != NULL)
+		bundle_want_list(b, bundle_logging_pkgs, "logging");
 	if (sw->orchestrator != NULL &&
 	    strcmp(sw->orchestrator, "kubernetes") == 0) {
 		bundle_want_list(b, bundle_k8s_pkgs, "kubernetes");

@@ -38,6 +38,7 @@
  *	scheduling: { teams: { TEAM: { fairshare, gpus, users } },
  *		     priority_weights: { fairshare, age, job_size, qos },
  *		     gpu_gres }
+ *	logging:   { server, port, keep_days }
  *
  * Loading is one pass over the YAML tree per section, then node
  * expansion (hostlists streamed, never materialised twice), then
@@ -463,6 +464,14 @@ static const struct schema_field plan_sched_fields[] = {
 	FEND
 };
 
+/* logging: rsyslog forwarding to one node of the plan, with rotation. */
+static const struct schema_field plan_logging_fields[] = {
+	F("server", SCHEMA_HOST, struct plan_logging, server, SCHEMA_REQUIRED),
+	FR("port", SCHEMA_INT, struct plan_logging, port, 0, 1, 65535),
+	FR("keep_days", SCHEMA_INT, struct plan_logging, keep_days, 0, 1, 3650),
+	FEND
+};
+
 /*
  * The top level, read section by section by plan_load_any(): this table
  * gives its keys and the shape of each (offsets unused).
@@ -489,6 +498,7 @@ static const struct schema_field plan_top_fields[] = {
 	FN("groups", struct plan_top_raw, node, SCHEMA_NAMES, plan_group_fields),
 	FN("users", struct plan_top_raw, node, SCHEMA_NAMES, plan_user_fields),
 	FN("scheduling", struct plan_top_raw, node, 0, plan_sched_fields),
+	FN("logging", struct plan_top_raw, node, 0, plan_logging_fields),
 	FEND
 };
 
@@ -1727,6 +1737,22 @@ plan_load_people(struct plan_ld *ld, const struct yml_node *root)
 	    plan_team_init, &sc->nteams);
 }
 
+static void
+plan_load_logging(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_logging	*lg = &ld->p->logging;
+
+	lg->port = 514;
+	lg->keep_days = 14;
+	if (v == NULL || yml_is_null(v))
+		return;
+	lg->src = v;
+	if (schema_bind(&ld->sc, v, plan_logging_fields, lg) == 0 &&
+	    plan_node(ld->p, lg->server) == NULL)
+		plan_ld_err(ld, yml_map_get(v, "server"), "name a node of the "
+		    "plan", "unknown node '%s'", lg->server);
+}
+
 static struct plan_group *
 plan_group_find(const struct plan *p, const char *name)
 {
@@ -2078,6 +2104,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_load_software(&ld, yml_map_get(root, "software"));
 	plan_load_offline(&ld, yml_map_get(root, "offline"));
 	plan_load_people(&ld, root);
+	plan_load_logging(&ld, yml_map_get(root, "logging"));
 
 	for (size_t i = 0; i < p->nhw; i++)
 		if (p->hw[i].name != NULL)

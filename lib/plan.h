@@ -312,6 +312,14 @@ struct plan_sched {
 	const struct yml_node	*src;		/* NULL: no scheduling: */
 };
 
+/* logging: nodes forward their logs to one node (rsyslog). */
+struct plan_logging {
+	const char		*server;	/* a node's name; NULL: none */
+	long			 port;		/* 514 */
+	long			 keep_days;	/* 14 */
+	const struct yml_node	*src;
+};
+
 struct plan {
 	const char		*file;		/* as given */
 	const char		*dir;		/* its directory, for relative paths */
@@ -339,6 +347,7 @@ struct plan {
 	size_t			 nusers;
 	const struct yml_node	*users_src;	/* NULL: no users: section */
 	struct plan_sched	 sched;
+	struct plan_logging	 logging;
 	struct catalog		*catalog;
 	struct yml_doc		 doc;
 	struct plan_index	*index;		/* name lookups */

@@ -393,6 +393,22 @@ render_people_vars(struct buf *out, const struct plan *p)
 	buf_release(&tmp);
 }
 
+/* logging: for templates/logging.sh. */
+static void
+render_logging_vars(struct buf *out, const struct plan *p,
+    const struct plan_node *n)
+{
+	const struct plan_logging	*lg = &p->logging;
+	const struct plan_node		*srv = lg->server != NULL ?
+					    plan_node(p, lg->server) : NULL;
+
+	render_var(out, "LOG_SERVER_ADDR", srv != NULL ? render_addr(srv) :
+	    NULL);
+	render_var_long(out, "LOG_SERVER_HOST", srv == n);
+	render_var_long(out, "LOG_PORT", lg->port);
+	render_var_long(out, "LOG_KEEP_DAYS", lg->keep_days);
+}
+
 /*
  * scheduling: for templates/slurmdbd.sh and slurm-accounts.sh:
  * SLURM_ACCOUNTS "TEAM FAIRSHARE GPUS" (GPUS -1: no limit), SLURM_ASSOCS
@@ -531,6 +547,7 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 		render_var_long(out, "SLURM_ACCOUNTING", 0);
 	}
 	render_people_vars(out, p);
+	render_logging_vars(out, p, n);
 	render_var(out, "K8S_VERSION", sw->k8s_version);
 	render_var(out, "K8S_POD_CIDR", sw->k8s_pod_cidr != NULL ?
 	    sw->k8s_pod_cidr : "10.244.0.0/16");

@@ -7,7 +7,9 @@
 # association's limit; sshare shows the plan's shares; a second apply
 # changes nothing.  Then a user and a team leave the plan: the user is
 # locked on every node and gone from Slurm, the team's account is gone,
-# and the apply after that changes nothing either.
+# and the apply after that changes nothing either.  Both workers' logs
+# reach the head (rsyslog), and `provision usage` gives each team's and
+# user's GPU-hours as sacct counts them.
 #
 # Nodes start from fresh disks (an earlier test's Slurm state would count).
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +30,8 @@ export PROVISION
 cleanup() {
 	# 8>&-: the nodes must not inherit testbed_lock's descriptor
 	scripts/testbed down "$PLAN" >/dev/null 2>&1 8>&-
-	rm -rf "$W"
+	# T120_KEEP=1: keep the plan, logs and state to look at
+	[ -n "${T120_KEEP:-}" ] && echo "# kept $W" || rm -rf "$W"
 }
 trap cleanup EXIT INT TERM
 
@@ -90,6 +93,45 @@ case $st in
 *) not_ok "two jobs run, the third pends on the team's GPU limit: '$st'" ;;
 esac
 on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
+
+# Usage: GPU-hours by team and user, as sacct has them once the jobs ended.
+for i in $(seq 1 30); do
+	on 127.0.10.1 "squeue -h -u alice" | grep -q . || break
+	sleep 1
+done
+on 127.0.10.1 "sacct -a -X -n -P -S now-1days -E now -o Account,User,ElapsedRaw,AllocTRES" > "$W/sacct.txt" 2>&1
+"$PROVISION" usage --since 1d --json "$PLAN" > "$W/usage.json" 2> "$W/usage.err"; rc=$?
+python3 - "$W/sacct.txt" "$W/usage.json" <<'PY' && ok "usage: GPU-hours by team and user match sacct" ||
+import json, re, sys
+want = {}
+for line in open(sys.argv[1]):
+    acct, user, secs, tres = line.rstrip("\n").split("|")
+    m = re.search(r"(?:^|,)gres/gpu=(\d+)", tres)
+    if not m or not acct:
+        continue
+    h = int(m.group(1)) * int(secs) / 3600.0
+    want[("teams", acct)] = want.get(("teams", acct), 0) + h
+    want[("users", user)] = want.get(("users", user), 0) + h
+rows = json.load(open(sys.argv[2]))["usage"]
+got = {(r["group"], r["subject"]): r["value"] for r in rows if r["group"] in ("teams", "users")}
+assert want.get(("teams", "vision"), 0) > 0, ("no GPU time in sacct", want)
+for k, v in want.items():
+    assert abs(got.get(k, -1) - v) < 1e-6, (k, got.get(k), v)
+assert got.get(("teams", "nlp")) == 0, got
+PY
+	{ not_ok "usage: GPU-hours by team and user match sacct (exit $rc)"; sed 's/^/# /' "$W/sacct.txt" "$W/usage.json" "$W/usage.err" | head -40; }
+
+# Logs: a line logged on each worker is in the head's file for it.
+for w in 01:127.0.10.2 02:127.0.10.3; do
+	n=${w%%:*}; a=${w#*:}
+	on $a "logger -t t120 'hello from worker-$n'"
+	found=
+	for i in $(seq 1 20); do
+		on 127.0.10.1 "grep -q 'hello from worker-$n' /var/log/remote/worker-$n/messages.log" 2>/dev/null && { found=1; break; }
+		sleep 1
+	done
+	[ -n "$found" ] && ok "worker-$n's log reaches the head" || not_ok "worker-$n's log reaches the head"
+done
 
 apply apply2; rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply2.txt" && ok "second apply: 0 changed" ||
