@@ -1747,8 +1747,8 @@ plan_load_logging(struct plan_ld *ld, const struct yml_node *v)
 	if (v == NULL || yml_is_null(v))
 		return;
 	lg->src = v;
-	if (schema_bind(&ld->sc, v, plan_logging_fields, lg) == 0 &&
-	    plan_node(ld->p, lg->server) == NULL)
+	(void)schema_bind(&ld->sc, v, plan_logging_fields, lg);
+	if (lg->server != NULL && plan_node(ld->p, lg->server) == NULL)
 		plan_ld_err(ld, yml_map_get(v, "server"), "name a node of the "
 		    "plan", "unknown node '%s'", lg->server);
 }

@@ -1303,6 +1303,7 @@ verify_eval(struct rows *out, const struct plan *p,
 			verify_eval_time(&c, i);
 			verify_eval_daemons(&c, i);
 			verify_eval_runtime(&c, i);
+			verify_eval_people(&c, i);
 		}
 		verify_eval_slurm(&c, i);
 		verify_eval_k8s(&c, i);

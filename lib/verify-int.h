@@ -60,5 +60,7 @@ void	verify_eval_k8s(struct verify_ctx *c, size_t k);
 void	verify_eval_prom(struct verify_ctx *c, size_t k);
 void	verify_eval_dcgm(struct verify_ctx *c, size_t k);
 void	verify_eval_nccl(struct verify_ctx *c);
+/* users' ids, accounting and teams (head), logs (log server). */
+void	verify_eval_people(struct verify_ctx *c, size_t k);
 
 #endif

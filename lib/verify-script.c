@@ -129,6 +129,29 @@ verify_script_nccl(struct buf *b, const struct plan *p,
 	free(names);
 }
 
+/*
+ * V_USERS: the plan's users (their ids are read on every node); V_ACCT: 1
+ * on the head with accounting (sacctmgr's associations); V_LOGS: 1 on the
+ * log server (when each other node's log file was last written).
+ */
+static void
+verify_script_people(struct buf *b, const struct plan *p,
+    const struct plan_node *node)
+{
+	struct buf	u = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < p->nusers; i++)
+		buf_addf(&u, "%s%s", i > 0 ? " " : "", p->users[i].name);
+	buf_adds(b, "V_USERS=");
+	buf_add_shquote(b, u.buf != NULL ? u.buf : "");
+	buf_addf(b, "\nV_ACCT=%d\n", node == render_head(p) &&
+	    verify_is_slurm(p) && plan_accounting(p));
+	buf_addf(b, "V_LOGS=%d\n", p->logging.server != NULL &&
+	    strcmp(p->logging.server, node->name) == 0);
+	buf_release(&u);
+}
+
 void
 verify_script(struct buf *b, const struct plan *p, const struct plan_node *node,
     struct plan_node *const *sel, size_t nsel, const struct verify_opts *o)
@@ -150,6 +173,7 @@ verify_script(struct buf *b, const struct plan *p, const struct plan_node *node,
 	buf_addf(b, "V_NCCL=%d\n", on_head && o->burn_in);
 	buf_addf(b, "V_DCGM=%d\n", o->burn_in && gpus > 0);
 	buf_addf(b, "VJT=%ld\n", o->job_timeout_s > 0 ? o->job_timeout_s : 60);
+	verify_script_people(b, p, node);
 	verify_script_names(b, "v_names", p, NULL);
 	verify_script_names(b, "v_others", p, node);
 	nd = verify_daemons(p, node, d);

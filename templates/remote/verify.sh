@@ -15,6 +15,9 @@
 #	V_SLURM, V_K8S	1 on the head when the plan runs Slurm, Kubernetes
 #	V_NCCL		1 for nccl-tests (the head, --burn-in)
 #	V_DCGM		1 for dcgmi diag (--burn-in on a GPU node)
+#	V_USERS		the plan's user names (their ids here)
+#	V_ACCT		1 on the head with Slurm accounting (sacctmgr)
+#	V_LOGS		1 on the log server (the others' log files)
 #	VJT		seconds a Slurm test job may take
 #	v_names		prints every planned node name, one a line
 #	v_others	the same without this node
@@ -205,6 +208,27 @@ if [ "$V_SLURM" = 1 ]; then
 	vs scontrol; $T scontrol -o show node </dev/null 2>&1; vr
 	vs srun
 	v_srun_all
+	echo '@@rc 0'
+fi
+if [ -n "$V_USERS" ]; then
+	vs users
+	for u in $V_USERS; do
+		getent passwd "$u" | cut -d: -f1,3,4
+	done
+	echo '@@rc 0'
+fi
+if [ "$V_ACCT" = 1 ]; then
+	vs sacctmgr
+	$T sacctmgr -n -P show assoc format=account,user,fairshare,grptres </dev/null 2>&1; vr
+fi
+if [ "$V_LOGS" = 1 ]; then
+	vs logs
+	now=$(date +%s)
+	v_others | while read -r h; do
+		f=/var/log/remote/$h/messages.log
+		if [ -f "$f" ]; then echo "$h $((now - $(stat -c %Y "$f")))"
+		else echo "$h -"; fi
+	done
 	echo '@@rc 0'
 fi
 if [ "$V_K8S" = 1 ]; then

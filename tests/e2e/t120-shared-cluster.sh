@@ -133,15 +133,44 @@ for w in 01:127.0.10.2 02:127.0.10.3; do
 	[ -n "$found" ] && ok "worker-$n's log reaches the head" || not_ok "worker-$n's log reaches the head"
 done
 
+# verify: ids on every node, accounting and teams on the head, logs there.
+"$PROVISION" verify --json "$PLAN" > "$W/verify.json" 2> "$W/verify.err"
+python3 - "$W/verify.json" <<'PY' && ok "verify passes users, accounting, teams and logs" ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["checks"]
+got = {(r["subject"], r["check"]): r["verdict"] for r in rows}
+want = [(n, "users") for n in ("head-01", "worker-01", "worker-02")] + [
+    ("head-01", c) for c in ("accounting", "team vision", "team nlp",
+                             "logs of worker-01", "logs of worker-02")]
+bad = [(k, got.get(k)) for k in want if got.get(k) != "ok"]
+assert not bad, bad
+PY
+	{ not_ok "verify passes users, accounting, teams and logs"; sed 's/^/# /' "$W/verify.err"; grep -E '"(users|accounting|team|logs)' "$W/verify.json" | head | sed 's/^/# /'; }
+
 apply apply2; rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply2.txt" && ok "second apply: 0 changed" ||
 	{ not_ok "second apply: 0 changed (exit $rc)"; grep -E 'changed|failed|check:' "$W/apply2.txt" | sed 's/^/# /' | head -20; }
+
+# A uid changed by hand: verify names the node; the next apply mends it.
+on 127.0.10.3 "usermod -u 3999 bob" >/dev/null 2>&1
+"$PROVISION" verify --json "$PLAN" > "$W/verify2.json" 2>/dev/null
+python3 - "$W/verify2.json" <<'PY' && ok "verify fails worker-02's users (bob is uid 3999) and no other node's" ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["checks"]
+got = {(r["subject"], r["check"]): r for r in rows}
+assert got[("worker-02", "users")]["verdict"] == "fail", got[("worker-02", "users")]
+assert "bob" in got[("worker-02", "users")]["measured"]
+assert got[("worker-01", "users")]["verdict"] == "ok"
+PY
+	not_ok "verify fails worker-02's users and no other node's"
 
 # carol and her team leave the plan.
 grep -v -e '^  carol:' -e '^    nlp:' "$PLAN" > "$W/plan2.yaml" && mv "$W/plan2.yaml" "$PLAN"
 apply apply3; rc=$?
 [ $rc -eq 0 ] && ok "apply without carol and nlp succeeds" ||
 	{ not_ok "apply without carol and nlp succeeds (exit $rc)"; tail -30 "$W/apply3.txt" | sed 's/^/# /'; }
+[ "$(on 127.0.10.3 'id -u bob')" = 3002 ] && ok "apply gave bob his uid back on worker-02" ||
+	not_ok "apply gave bob his uid back on worker-02"
 for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
 	got=$(on $a 'echo $(id -u carol):$(getent shadow carol | cut -d: -f2 | cut -c1):$(getent shadow carol | cut -d: -f8):$(getent passwd carol | cut -d: -f7)')
 	[ "$got" = "3003:!:1:/usr/sbin/nologin" ] && ok "carol is locked on $a, her uid kept" ||
