@@ -107,20 +107,22 @@ EOF
 	done <<EOF
 $_sa_defs
 EOF
-	# what the plan does not hold: associations, users, accounts
+	# what the plan does not hold: users (with all their associations),
+	# associations, accounts
+	_sa_gone=$(sacctmgr -n -P list user format=user |
+		grep -v -x -F -e root -e "$(acct_names "$SLURM_ASSOCS" 1)" || true)
+	while read -r _sa_u; do
+		[ -z "$_sa_u" ] || acct_sacctmgr delete user where name="$_sa_u"
+	done <<EOF
+$_sa_gone
+EOF
+	# stray associations of the plan's users (their default is a plan team now)
 	_sa_have=$(acct_have) || prov_fail "sacctmgr does not answer"
 	_sa_want=$(printf '%s\n' "$SLURM_ASSOCS" | awk 'NF { print $2 "|" $1 }')
 	_sa_gone=$(printf '%s\n' "$_sa_have" | awk -F'|' '$1 != "user" && $2 != "" { print $1 "|" $2 }' |
 		grep -v -x -F -e "$_sa_want" | tr '|' ' ' || true)
 	while read -r _sa_t _sa_u; do
 		[ -z "$_sa_t" ] || acct_sacctmgr delete user where name="$_sa_u" account="$_sa_t" cluster="$SLURM_CLUSTER"
-	done <<EOF
-$_sa_gone
-EOF
-	_sa_gone=$(sacctmgr -n -P list user format=user |
-		grep -v -x -F -e root -e "$(acct_names "$SLURM_ASSOCS" 1)" || true)
-	while read -r _sa_u; do
-		[ -z "$_sa_u" ] || acct_sacctmgr delete user where name="$_sa_u"
 	done <<EOF
 $_sa_gone
 EOF

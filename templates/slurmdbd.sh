@@ -67,12 +67,22 @@ dbd_sql_up() {
 	mysql -N -e 'SELECT 1' >/dev/null 2>&1
 }
 
+# sacctmgr before the slurm step has written slurm.conf (slurmctld starts
+# only once the cluster is known): the plan's slurm.conf without its nodes
+# and partitions, which is what sacctmgr reads, as a scratch file.
+dbd_sacctmgr() {
+	_ds_conf=$PROV_RUN_DIR/slurmdbd-sacctmgr.conf
+	mkdir -p "$PROV_RUN_DIR" || return 1
+	printf '%s\n' "$SLURM_CONF" | grep -v -e '^NodeName=' -e '^PartitionName=' >"$_ds_conf" || return 1
+	SLURM_CONF=$_ds_conf sacctmgr "$@"
+}
+
 dbd_up() {
-	sacctmgr -n -P list cluster format=cluster >/dev/null 2>&1
+	dbd_sacctmgr -n -P list cluster format=cluster >/dev/null 2>&1
 }
 
 dbd_cluster_known() {
-	sacctmgr -n -P list cluster format=cluster 2>/dev/null | grep -qx "$SLURM_CLUSTER"
+	dbd_sacctmgr -n -P list cluster format=cluster 2>/dev/null | grep -qx "$SLURM_CLUSTER"
 }
 
 mariadb_svc() {
@@ -128,7 +138,7 @@ GRANT ALL ON %s.* TO 'slurm'@'localhost';
 	slurmdbd_svc svc_start
 	prov_wait 60 dbd_up || prov_fail "slurmdbd does not answer sacctmgr (see /var/log/slurm/slurmdbd.log)"
 	if ! dbd_cluster_known; then
-		sacctmgr -i add cluster "$SLURM_CLUSTER" >&2 || prov_fail "sacctmgr add cluster $SLURM_CLUSTER failed"
+		dbd_sacctmgr -i add cluster "$SLURM_CLUSTER" >&2 || prov_fail "sacctmgr add cluster $SLURM_CLUSTER failed"
 		prov_changed
 	fi
 }

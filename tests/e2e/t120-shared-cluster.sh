@@ -85,7 +85,7 @@ done' > "$W/jobs.txt" 2>&1
 st=
 for i in $(seq 1 40); do
 	st=$(on 127.0.10.1 "squeue -h -u alice -o '%T %r' | sort | uniq -c | tr -s ' ' | tr '\n' ';'")
-	case $st in *" 2 RUNNING None;"*) break ;; esac
+	case $st in *" 1 PENDING AssocGrpGRES;"*" 2 RUNNING None;"*) break ;; esac
 	sleep 1
 done
 case $st in
