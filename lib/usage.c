@@ -19,33 +19,38 @@
 
 /* A team's or a user's sum. */
 struct usage_acc {
-	char	*name;
-	char	*team;		/* a user's team (its job's account) */
-	double	 gpu_s;		/* GPU-seconds */
-	long	 jobs;		/* allocations that held GPUs */
+	char *name;
+	char *team; /* a user's team (its job's account) */
+	double gpu_s; /* GPU-seconds */
+	long jobs; /* allocations that held GPUs */
 };
 
 struct usage_sums {
-	struct usage_acc	*v;
-	size_t			 n, alloc;
+	struct usage_acc *v;
+	size_t n, alloc;
 };
 
 struct usage_parse_ctx {
-	struct usage_sums	 teams, users;
-	struct rows		 waiting;
-	const char		*failed;	/* the section sacct failed in */
-	char			*why;		/* its text */
+	struct usage_sums teams, users;
+	struct rows waiting;
+	const char *failed; /* the section sacct failed in */
+	char *why; /* its text */
 };
 
 int
 usage_since(char **out, const char *since, struct prov_err *err)
 {
-	static const struct { char unit; const char *word; } units[] = {
-		{ 'h', "hours" }, { 'd', "days" }, { 'w', "weeks" },
+	static const struct {
+		char unit;
+		const char *word;
+	} units[] = {
+		{ 'h', "hours" },
+		{ 'd', "days" },
+		{ 'w', "weeks" },
 	};
-	char	*end;
-	long	 n;
-	size_t	 i, len;
+	char *end;
+	long n;
+	size_t i, len;
 
 	*out = NULL;
 	if (since == NULL)
@@ -64,13 +69,17 @@ usage_since(char **out, const char *since, struct prov_err *err)
 	/* YYYY-MM-DD, then THH:MM or THH:MM:SS */
 	if ((len == 10 || len == 16 || len == 19) &&
 	    strspn(since, "0123456789-T:") == len && since[4] == '-' &&
-	    since[7] == '-' && (len == 10 || (since[10] == 'T' &&
-	    since[13] == ':' && (len == 16 || since[16] == ':')))) {
+	    since[7] == '-' &&
+	    (len == 10 ||
+	        (since[10] == 'T' && since[13] == ':' &&
+	            (len == 16 || since[16] == ':')))) {
 		*out = xstrdup(since);
 		return 0;
 	}
-	return prov_err_set(err, PROV_E_USAGE, "bad --since '%s' (write 30d, "
-	    "12h, 2w or a date like 2026-11-01)", since);
+	return prov_err_set(err, PROV_E_USAGE,
+	    "bad --since '%s' (write 30d, "
+	    "12h, 2w or a date like 2026-11-01)",
+	    since);
 }
 
 void
@@ -85,11 +94,11 @@ usage_script(struct buf *out, const char *sacct_since)
 static struct usage_acc *
 usage_acc(struct usage_sums *s, const char *name, const char *team)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].name, name) == 0 && (team == NULL ||
-		    strcmp(s->v[i].team, team) == 0))
+		if (strcmp(s->v[i].name, name) == 0 &&
+		    (team == NULL || strcmp(s->v[i].team, team) == 0))
 			return &s->v[i];
 	ALLOC_GROW(s->v, s->n + 1, s->alloc);
 	memset(&s->v[s->n], 0, sizeof s->v[s->n]);
@@ -101,7 +110,7 @@ usage_acc(struct usage_sums *s, const char *name, const char *team)
 static void
 usage_sums_release(struct usage_sums *s)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].name);
@@ -115,8 +124,8 @@ usage_sums_release(struct usage_sums *s)
 static long
 usage_tres_gpus(const char *tres)
 {
-	const char	*p = tres;
-	long		 n = 0;
+	const char *p = tres;
+	long n = 0;
 
 	while (p != NULL && *p != '\0') {
 		/* gres/gpu:TYPE=N repeats gres/gpu=N: the untyped one counts */
@@ -132,7 +141,7 @@ usage_tres_gpus(const char *tres)
 static size_t
 usage_fields(char *line, char **f, size_t max)
 {
-	size_t	n = 0;
+	size_t n = 0;
 
 	while (n < max) {
 		f[n++] = line;
@@ -147,20 +156,22 @@ usage_fields(char *line, char **f, size_t max)
 static void
 usage_parse_jobs(struct usage_parse_ctx *c, const char *text)
 {
-	char	*copy = xstrdup(text), *line, *save = NULL, *f[6];
-	long	 gpus, secs;
+	char *copy = xstrdup(text), *line, *save = NULL, *f[6];
+	long gpus, secs;
 
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (usage_fields(line, f, 6) != 6)
 			continue;
 		gpus = usage_tres_gpus(f[4]);
 		secs = strtol(f[3], NULL, 10);
 		if (gpus <= 0 || f[1][0] == '\0' || f[2][0] == '\0')
 			continue;
-		usage_acc(&c->teams, f[1], NULL)->gpu_s += (double)(gpus * secs);
+		usage_acc(&c->teams, f[1], NULL)->gpu_s += (double)(gpus *
+		    secs);
 		usage_acc(&c->teams, f[1], NULL)->jobs++;
-		usage_acc(&c->users, f[2], f[1])->gpu_s += (double)(gpus * secs);
+		usage_acc(&c->users, f[2], f[1])->gpu_s += (double)(gpus *
+		    secs);
 		usage_acc(&c->users, f[2], f[1])->jobs++;
 	}
 	free(copy);
@@ -173,7 +184,7 @@ usage_reason_hint(const char *reason)
 	if (str_starts(reason, "AssocGrpGRES") ||
 	    str_starts(reason, "AssocGrpGres"))
 		return "the team's GPUs are in use up to its limit "
-		    "(scheduling.teams: gpus)";
+		       "(scheduling.teams: gpus)";
 	if (str_starts(reason, "QOSGrp"))
 		return "a QOS limit is reached";
 	if (str_starts(reason, "Priority"))
@@ -187,18 +198,19 @@ usage_reason_hint(const char *reason)
 static void
 usage_parse_waiting(struct usage_parse_ctx *c, const char *text)
 {
-	char	*copy = xstrdup(text), *line, *save = NULL, *f[4];
-	char	*subject, *who;
+	char *copy = xstrdup(text), *line, *save = NULL, *f[4];
+	char *subject, *who;
 
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (usage_fields(line, f, 4) != 4)
 			continue;
 		subject = xasprintf("job %s", f[0]);
 		who = xasprintf("%s in %s", f[2], f[1]);
 		rows_addf(&c->waiting, ROW_WARN, subject, "waiting", who, f[3],
 		    usage_reason_hint(f[3]) != NULL ? "%s" : NULL,
-		    usage_reason_hint(f[3]))->group = "waiting";
+		    usage_reason_hint(f[3]))
+		    ->group = "waiting";
 		free(subject);
 		free(who);
 	}
@@ -208,7 +220,7 @@ usage_parse_waiting(struct usage_parse_ctx *c, const char *text)
 static void
 usage_section(void *arg, const char *name, const char *text, long rc)
 {
-	struct usage_parse_ctx	*c = arg;
+	struct usage_parse_ctx *c = arg;
 
 	if (rc != 0 && c->failed == NULL) {
 		c->failed = strcmp(name, "u-jobs") == 0 ? "sacct" : "squeue";
@@ -225,9 +237,9 @@ static void
 usage_row(struct rows *out, const char *group, const struct usage_acc *a,
     const char *limit)
 {
-	struct row	*r;
-	char		*m = xasprintf("%.2f (%ld job%s)", a->gpu_s / 3600.0,
-			    a->jobs, a->jobs == 1 ? "" : "s");
+	struct row *r;
+	char *m = xasprintf("%.2f (%ld job%s)", a->gpu_s / 3600.0, a->jobs,
+	    a->jobs == 1 ? "" : "s");
 
 	r = rows_addf(out, ROW_OK, a->name, "GPU-hours", limit, m, NULL);
 	r->group = group;
@@ -239,10 +251,10 @@ int
 usage_parse(struct rows *out, const struct plan *p, const char *text,
     struct prov_err *err)
 {
-	struct usage_parse_ctx	 c;
-	size_t			 i, k;
-	char			*limit;
-	int			 r = -1;
+	struct usage_parse_ctx c;
+	size_t i, k;
+	char *limit;
+	int r = -1;
 
 	memset(&c, 0, sizeof c);
 	/* plan order first, with nothing used yet */
@@ -253,25 +265,28 @@ usage_parse(struct rows *out, const struct plan *p, const char *text,
 			    p->sched.teams[i].name);
 	}
 	if (frame_each(text, usage_section, &c) == 0) {
-		prov_err_set(err, PROV_E_SSH, "the head printed no usage "
+		prov_err_set(err, PROV_E_SSH,
+		    "the head printed no usage "
 		    "sections");
 		goto out;
 	}
 	if (c.failed != NULL) {
-		prov_err_setloc(err, PROV_E_SSH, NULL, "Slurm accounting runs "
+		prov_err_setloc(err, PROV_E_SSH, NULL,
+		    "Slurm accounting runs "
 		    "where the plan has scheduling: (slurmdbd on the head)",
 		    "%s failed on the head: %s", c.failed, str_trim(c.why));
 		goto out;
 	}
 	for (i = 0; i < c.teams.n; i++) {
-		const struct plan_team	*t = NULL;
+		const struct plan_team *t = NULL;
 
 		for (k = 0; k < p->sched.nteams; k++)
-			if (strcmp(p->sched.teams[k].name, c.teams.v[i].name) == 0)
+			if (strcmp(p->sched.teams[k].name, c.teams.v[i].name) ==
+			    0)
 				t = &p->sched.teams[k];
-		limit = t == NULL ? xstrdup("not in the plan") : t->gpus < 0 ?
-		    xstrdup("no GPU limit") : xasprintf("%ld GPUs at once",
-		    t->gpus);
+		limit = t == NULL ? xstrdup("not in the plan") :
+		    t->gpus < 0   ? xstrdup("no GPU limit") :
+		                    xasprintf("%ld GPUs at once", t->gpus);
 		usage_row(out, "teams", &c.teams.v[i], limit);
 		free(limit);
 	}
@@ -294,24 +309,27 @@ int
 usage_run(struct rows *out, const struct plan *p, const struct usage_opts *o,
     struct prov_err *err)
 {
-	const struct plan_node	*head = render_head(p);
-	struct ssh_config	 cfg = SSH_CONFIG_INIT;
-	struct ssh_job		 job = SSH_JOB_INIT;
-	struct ssh_host		 host = { NULL, NULL, 0 };
-	struct ssh_result	 res;
-	struct buf		 script = BUF_INIT, cmd = BUF_INIT;
-	char			*since = NULL;
-	int			 r = -1;
+	const struct plan_node *head = render_head(p);
+	struct ssh_config cfg = SSH_CONFIG_INIT;
+	struct ssh_job job = SSH_JOB_INIT;
+	struct ssh_host host = { NULL, NULL, 0 };
+	struct ssh_result res;
+	struct buf script = BUF_INIT, cmd = BUF_INIT;
+	char *since = NULL;
+	int r = -1;
 
 	ssh_result_init(&res);
 	if (strcmp(p->sw.orchestrator, "slurm") != 0 || head == NULL) {
-		prov_err_set(err, PROV_E_PLAN, "usage reads Slurm's accounting, "
+		prov_err_set(err, PROV_E_PLAN,
+		    "usage reads Slurm's accounting, "
 		    "and the plan runs no Slurm");
 		goto out;
 	}
 	if (!plan_accounting(p)) {
-		prov_err_setloc(err, PROV_E_PLAN, NULL, "add scheduling: teams "
-		    "(docs/plan.md) and apply", "the plan has no scheduling: "
+		prov_err_setloc(err, PROV_E_PLAN, NULL,
+		    "add scheduling: teams "
+		    "(docs/plan.md) and apply",
+		    "the plan has no scheduling: "
 		    "section, so Slurm keeps no accounting");
 		goto out;
 	}
@@ -332,12 +350,15 @@ usage_run(struct rows *out, const struct plan *p, const struct usage_opts *o,
 		goto out;
 	if (res.status != SSH_OK && res.status != SSH_FAILED) {
 		prov_err_set(err, PROV_E_SSH, "%s: %s", head->name,
-		    res.error != NULL ? res.error : ssh_status_name(res.status));
+		    res.error != NULL ? res.error :
+		                        ssh_status_name(res.status));
 		goto out;
 	}
 	if (res.out_total > res.out.len) {
-		prov_err_set(err, PROV_E_SSH, "%s: sacct printed over %zu MiB "
-		    "(give a shorter --since)", head->name, cfg.out_max >> 20);
+		prov_err_set(err, PROV_E_SSH,
+		    "%s: sacct printed over %zu MiB "
+		    "(give a shorter --since)",
+		    head->name, cfg.out_max >> 20);
 		goto out;
 	}
 	r = usage_parse(out, p, res.out.buf != NULL ? res.out.buf : "", err);

@@ -29,25 +29,28 @@ struct rows;
 struct buf;
 
 struct usage_opts {
-	const char	*since;		/* "30d", "12h", "2026-11-01"; NULL: 30d */
-	const char	*passphrase;	/* for an encrypted identity */
-	long		 timeout_s;	/* 0: 60 */
+	const char *since; /* "30d", "12h", "2026-11-01"; NULL: 30d */
+	const char *passphrase; /* for an encrypted identity */
+	long timeout_s; /* 0: 60 */
 };
 
-#define USAGE_OPTS_INIT { NULL, NULL, 0 }
+#define USAGE_OPTS_INIT                                                        \
+	{                                                                      \
+		NULL, NULL, 0                                                  \
+	}
 
 /*
  * sacct's start time for `since`: Nd, Nh, Nw (now-N days, hours,
  * weeks), YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS].  -1 with err otherwise.
  */
-int	usage_since(char **out, const char *since, struct prov_err *err);
+int usage_since(char **out, const char *since, struct prov_err *err);
 /* The script the head runs (templates/remote/usage.sh and its values). */
-void	usage_script(struct buf *out, const char *sacct_since);
+void usage_script(struct buf *out, const char *sacct_since);
 /* Rows from the script's output; -1 with err when sacct could not answer. */
-int	usage_parse(struct rows *out, const struct plan *, const char *text,
-	    struct prov_err *err);
+int usage_parse(struct rows *out, const struct plan *, const char *text,
+    struct prov_err *err);
 /* Ask the plan's head (the Slurm controller) and make the rows. */
-int	usage_run(struct rows *out, const struct plan *,
-	    const struct usage_opts *, struct prov_err *err);
+int usage_run(struct rows *out, const struct plan *, const struct usage_opts *,
+    struct prov_err *err);
 
 #endif

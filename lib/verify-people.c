@@ -15,12 +15,12 @@
 static void
 verify_eval_users(struct verify_ctx *c, size_t k)
 {
-	const struct verify_node	*vn = &c->nodes[k];
-	const struct verify_sec		*s = verify_node_sec(vn, "users");
-	struct strvec			 lines = STRVEC_INIT;
-	struct buf			 bad = BUF_INIT;
-	size_t				 i, j;
-	char				*exp;
+	const struct verify_node *vn = &c->nodes[k];
+	const struct verify_sec *s = verify_node_sec(vn, "users");
+	struct strvec lines = STRVEC_INIT;
+	struct buf bad = BUF_INIT;
+	size_t i, j;
+	char *exp;
 
 	if (c->p->nusers == 0)
 		return;
@@ -33,11 +33,10 @@ verify_eval_users(struct verify_ctx *c, size_t k)
 	}
 	strvec_split_lines(&lines, s->body);
 	for (i = 0; i < c->p->nusers; i++) {
-		const struct plan_user	*u = &c->p->users[i];
-		char			*want = xasprintf("%s:%ld:%ld", u->name,
-					    u->uid, u->gid);
-		const char		*got = NULL;
-		size_t			 n = strlen(u->name);
+		const struct plan_user *u = &c->p->users[i];
+		char *want = xasprintf("%s:%ld:%ld", u->name, u->uid, u->gid);
+		const char *got = NULL;
+		size_t n = strlen(u->name);
 
 		for (j = 0; j < lines.n; j++)
 			if (strncmp(lines.v[j], u->name, n) == 0 &&
@@ -76,7 +75,7 @@ verify_team_want(const struct plan_team *t)
 static int
 verify_team_member(const struct plan_team *t, const char *line)
 {
-	size_t	u, n = strlen(t->name);
+	size_t u, n = strlen(t->name);
 
 	if (strncmp(line, t->name, n) != 0 || line[n] != '|')
 		return 0;
@@ -91,33 +90,34 @@ verify_team_member(const struct plan_team *t, const char *line)
 static void
 verify_eval_accounting(struct verify_ctx *c, size_t k)
 {
-	const struct verify_node	*vn = &c->nodes[k];
-	const struct verify_sec		*s = verify_node_sec(vn, "sacctmgr");
-	struct strvec			 lines = STRVEC_INIT;
-	size_t				 i, j, m;
+	const struct verify_node *vn = &c->nodes[k];
+	const struct verify_sec *s = verify_node_sec(vn, "sacctmgr");
+	struct strvec lines = STRVEC_INIT;
+	size_t i, j, m;
 
 	if (vn != c->head || !plan_accounting(c->p))
 		return;
 	if (s == NULL || s->rc != 0) {
-		char	*why = s != NULL ? verify_oneline(s->body, 200) : NULL;
+		char *why = s != NULL ? verify_oneline(s->body, 200) : NULL;
 
 		verify_row(c, ROW_FAIL, vn->pn->name, "accounting", "answers",
-		    s != NULL ? "no answer" : NULL, "%s", why != NULL ? why :
-		    "not gathered");
+		    s != NULL ? "no answer" : NULL, "%s",
+		    why != NULL ? why : "not gathered");
 		free(why);
 		return;
 	}
-	verify_row(c, ROW_OK, vn->pn->name, "accounting", "answers",
-	    "answers", NULL);
+	verify_row(c, ROW_OK, vn->pn->name, "accounting", "answers", "answers",
+	    NULL);
 	strvec_split_lines(&lines, s->body);
 	for (i = 0; i < c->p->sched.nteams; i++) {
-		const struct plan_team	*t = &c->p->sched.teams[i];
-		char			*want = verify_team_want(t);
-		char			*what = xasprintf("team %s", t->name);
-		char			*exp = xasprintf("share %ld, %s, %zu "
-					    "users", t->fairshare, t->gpus < 0 ?
-					    "no GPU limit" : "GPU limit", t->users.n);
-		int			 found = 0;
+		const struct plan_team *t = &c->p->sched.teams[i];
+		char *want = verify_team_want(t);
+		char *what = xasprintf("team %s", t->name);
+		char *exp = xasprintf("share %ld, %s, %zu "
+		                      "users",
+		    t->fairshare, t->gpus < 0 ? "no GPU limit" : "GPU limit",
+		    t->users.n);
+		int found = 0;
 
 		for (j = m = 0; j < lines.n; j++) {
 			if (strcmp(lines.v[j], want) == 0)
@@ -129,8 +129,10 @@ verify_eval_accounting(struct verify_ctx *c, size_t k)
 			    NULL);
 		else
 			verify_row(c, ROW_FAIL, vn->pn->name, what, exp,
-			    found ? "other members" : "other share or limit, "
-			    "or no account", "sacctmgr shows it otherwise: "
+			    found ? "other members" :
+			            "other share or limit, "
+			            "or no account",
+			    "sacctmgr shows it otherwise: "
 			    "apply makes it the plan's (step slurm-accounts)");
 		free(want);
 		free(what);
@@ -143,18 +145,18 @@ verify_eval_accounting(struct verify_ctx *c, size_t k)
 static void
 verify_eval_logs(struct verify_ctx *c, size_t k)
 {
-	const struct verify_node	*vn = &c->nodes[k];
-	const struct verify_sec		*s = verify_node_sec(vn, "logs");
-	struct strvec			 lines = STRVEC_INIT, w = STRVEC_INIT;
-	size_t				 i;
+	const struct verify_node *vn = &c->nodes[k];
+	const struct verify_sec *s = verify_node_sec(vn, "logs");
+	struct strvec lines = STRVEC_INIT, w = STRVEC_INIT;
+	size_t i;
 
 	if (c->p->logging.server == NULL ||
 	    strcmp(c->p->logging.server, vn->pn->name) != 0 || s == NULL)
 		return;
 	strvec_split_lines(&lines, s->body);
 	for (i = 0; i < lines.n; i++) {
-		char	*what, *found;
-		long	 age;
+		char *what, *found;
+		long age;
 
 		verify_words(&w, lines.v[i]);
 		if (w.n != 2) {
@@ -164,8 +166,10 @@ verify_eval_logs(struct verify_ctx *c, size_t k)
 		what = xasprintf("logs of %s", w.v[0]);
 		if (strcmp(w.v[1], "-") == 0)
 			verify_row(c, ROW_FAIL, vn->pn->name, what, "arrive",
-			    "none", "no /var/log/remote/%s/messages.log: is "
-			    "rsyslog running there (step logging)?", w.v[0]);
+			    "none",
+			    "no /var/log/remote/%s/messages.log: is "
+			    "rsyslog running there (step logging)?",
+			    w.v[0]);
 		else {
 			age = verify_long(w.v[1]);
 			found = xasprintf("last %ld min ago", age / 60);

@@ -140,15 +140,17 @@ verify_script_people(struct buf *b, const struct plan *p,
 {
 	struct buf	u = BUF_INIT;
 	size_t		i;
+	int		acct, logs;
 
 	for (i = 0; i < p->nusers; i++)
 		buf_addf(&u, "%s%s", i > 0 ? " " : "", p->users[i].name);
 	buf_adds(b, "V_USERS=");
 	buf_add_shquote(b, u.buf != NULL ? u.buf : "");
-	buf_addf(b, "\nV_ACCT=%d\n", node == render_head(p) &&
-	    verify_is_slurm(p) && plan_accounting(p));
-	buf_addf(b, "V_LOGS=%d\n", p->logging.server != NULL &&
-	    strcmp(p->logging.server, node->name) == 0);
+	acct = node == render_head(p) && verify_is_slurm(p) &&
+	    plan_accounting(p);
+	logs = p->logging.server != NULL &&
+	    strcmp(p->logging.server, node->name) == 0;
+	buf_addf(b, "\nV_ACCT=%d\nV_LOGS=%d\n", acct, logs);
 	buf_release(&u);
 }
 
