@@ -27,11 +27,12 @@ slurmdbd_applies() {
 # step_packages: the packages this step installs on this node.  Every
 # pkg_install of the step takes its names from here; lib/bundle.c bundles
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
+# sacctmgr (slurm-client, or slurm on RHEL) registers the cluster.
 step_packages() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
-		echo mariadb-server slurm-slurmdbd
+		echo mariadb-server slurm-slurmdbd slurm
 	else
-		echo mariadb-server slurmdbd
+		echo mariadb-server slurmdbd slurm-client
 	fi
 }
 
