@@ -142,8 +142,12 @@ START_TEST(test_apply_table)
 		{ "base", 0, NULL },
 		{ "gpu-driver", 0, NULL },
 		{ "container-runtime", 0, NULL },
+		{ "users", 0, NULL },
+		{ "logging", 0, NULL },
 		{ "munge", APPLY_HEAD_FIRST, "munge.key" },
+		{ "slurmdbd", 0, NULL },
 		{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL },
+		{ "slurm-accounts", 0, NULL },
 		{ "kubernetes", APPLY_HEAD_FIRST, "join" },
 		{ "node-exporter", 0, NULL },
 		{ "dcgm-exporter", 0, NULL },
@@ -201,6 +205,24 @@ START_TEST(test_apply_steps_testbed)
 	free(s);
 	s = test_apply_steps(t.p, 0, 0);
 	ck_assert_str_eq(s, "");
+	free(s);
+	test_apply_release(&t);
+}
+END_TEST
+
+/* Users and logs everywhere; accounting and the teams on the head. */
+START_TEST(test_apply_steps_shared)
+{
+	struct test_apply	 t;
+	char			*s;
+
+	test_apply_file(&t, "examples/testbed-shared.yaml");
+	s = test_apply_steps(t.p, 0, 32);
+	ck_assert_str_eq(s, "base users logging munge slurmdbd slurm "
+	    "slurm-accounts");
+	free(s);
+	s = test_apply_steps(t.p, 1, 32);
+	ck_assert_str_eq(s, "base users logging munge slurm");
 	free(s);
 	test_apply_release(&t);
 }
@@ -494,6 +516,7 @@ apply_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_apply_table);
 	tcase_add_test(tc, test_apply_steps_testbed);
+	tcase_add_test(tc, test_apply_steps_shared);
 	tcase_add_test(tc, test_apply_steps_dgx);
 	tcase_add_loop_test(tc, test_apply_steps_table, 0,
 	    (int)ARRAY_SIZE(steps_cases));
