@@ -11,6 +11,13 @@
 #include "render.h"
 #include "str.h"
 
+/*
+ * Count-only GPUs: slurmd drops a GPU without a File (the node then
+ * registers with fewer than slurm.conf gives it), so each is a stand-in
+ * file here, made by the slurm step (SLURM_GPU_STANDINS).
+ */
+#define RENDER_GRES_STANDIN_DIR	"/var/lib/provision/gres"
+
 /* slurmdbd's port where slurmd's of a shared namespace take 6818 and up. */
 #define RENDER_DBD_PORT_SHARED	6816
 
@@ -276,8 +283,8 @@ render_gres_conf(struct buf *b, const struct render_in *in)
 		if (gpus <= 0)
 			continue;
 		if (render_gres_count_only(p))
-			buf_addf(b, "NodeName=%s Name=gpu Count=%ld\n",
-			    p->nodes[i].name, gpus);
+			buf_addf(b, "NodeName=%s Name=gpu File=%s/gpu[0-%ld]\n",
+			    p->nodes[i].name, RENDER_GRES_STANDIN_DIR, gpus - 1);
 		else if (gpus == 1)
 			buf_addf(b, "NodeName=%s Name=gpu File=/dev/nvidia0\n",
 			    p->nodes[i].name);
@@ -538,12 +545,15 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 		    "ConstrainRAMSpace=yes\n");
 		render_var(out, "SLURM_ROLE", n == head ? "controller" :
 		    plan_slurm_compute(p, n, NULL) ? "compute" : "none");
+		render_var_long(out, "SLURM_GPU_STANDINS",
+		    render_gres_count_only(p) ? render_slurm_gpus(in, i) : 0);
 		render_accounting_vars(out, in);
 	} else {
 		render_var(out, "SLURM_CONF", NULL);
 		render_var(out, "GRES_CONF", NULL);
 		render_var(out, "CGROUP_CONF", NULL);
 		render_var(out, "SLURM_ROLE", "none");
+		render_var_long(out, "SLURM_GPU_STANDINS", 0);
 		render_var_long(out, "SLURM_ACCOUNTING", 0);
 	}
 	render_people_vars(out, p);

@@ -6,6 +6,8 @@
 # (the munge step runs first).
 
 SLURM_DIR=/etc/slurm
+# Count-only GPUs (scheduling.gpu_gres): gres.conf names these stand-ins.
+SLURM_STANDIN_DIR=/var/lib/provision/gres
 
 slurm_applies() {
 	[ "$ORCHESTRATOR" = slurm ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not slurm"
@@ -116,6 +118,27 @@ slurm_files_put() {
 	return 0
 }
 
+# The stand-in files of SLURM_GPU_STANDINS count-only GPUs: gpu0, gpu1...
+slurm_standins_ok() {
+	_sso_i=0
+	while [ "$_sso_i" -lt "${SLURM_GPU_STANDINS:-0}" ]; do
+		[ -f "$SLURM_STANDIN_DIR/gpu$_sso_i" ] ||
+			prov_why "no stand-in $SLURM_STANDIN_DIR/gpu$_sso_i for a count-only GPU" || return 1
+		_sso_i=$((_sso_i + 1))
+	done
+}
+
+slurm_standins_put() {
+	slurm_standins_ok && return 0
+	dir_put "$SLURM_STANDIN_DIR" 0755 root:root
+	_ssp_i=0
+	while [ "$_ssp_i" -lt "$SLURM_GPU_STANDINS" ]; do
+		file_put "$SLURM_STANDIN_DIR/gpu$_ssp_i" 0644 root:root \
+			"count-only GPU $_ssp_i of this node for Slurm (provision, scheduling.gpu_gres)"
+		_ssp_i=$((_ssp_i + 1))
+	done
+}
+
 # systemd runs the distribution's unit, which reads its options here.
 slurm_default_file() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
@@ -173,6 +196,7 @@ step_check() {
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages) || return 1
 	slurm_files_ok || return 1
+	slurm_standins_ok || return 1
 	slurm_dirs_ok || return 1
 	if [ "$SLURM_ROLE" = controller ]; then
 		slurm_svc svc_running || return 1
@@ -191,6 +215,7 @@ step_apply() {
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages)
 	slurm_files_put
+	slurm_standins_put
 	slurm_dirs_put
 	if [ "$SLURM_ROLE" = controller ]; then
 		slurm_svc svc_start
