@@ -92,6 +92,8 @@ case $st in
 *" 1 PENDING AssocGrpGRES;"*" 2 RUNNING None;"*) ok "two jobs run, the third pends on the team's GPU limit (AssocGrpGRES)" ;;
 *) not_ok "two jobs run, the third pends on the team's GPU limit: '$st'" ;;
 esac
+# a few seconds of GPU time for usage to count, then no more
+sleep 5
 on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
 
 # Usage: GPU-hours by team and user, as sacct has them once the jobs ended.
