@@ -327,8 +327,8 @@ usage_run(struct rows *out, const struct plan *p, const struct usage_opts *o,
 	}
 	if (!plan_accounting(p)) {
 		prov_err_setloc(err, PROV_E_PLAN, NULL,
-		    "add scheduling: teams "
-		    "(docs/plan.md) and apply",
+		    "give the plan scheduling: teams, "
+		    "see docs/plan.md, and apply",
 		    "the plan has no scheduling: "
 		    "section, so Slurm keeps no accounting");
 		goto out;
