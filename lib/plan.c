@@ -1841,7 +1841,7 @@ plan_resolve_people(struct plan_ld *ld)
 			    "'group: NAME', or rename the group", "user '%s' "
 			    "has no 'group', and its own group would be named "
 			    "like group '%s'", u->name, u->name);
-		for (j = 0; j < p->ngroups; j++)
+		for (j = 0; j < p->ngroups && u->uid >= 0; j++)
 			if (p->groups[j].gid == u->uid)
 				plan_ld_err(ld, yml_map_get(u->src, "uid"),
 				    "a user without 'group' gets a group of its "
