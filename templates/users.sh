@@ -139,6 +139,14 @@ users_id_free() {
 		prov_fail "$2 is taken by $1 entry '$_uif' on this node, the plan gives it to '$3'"
 }
 
+# users_not_system DB NAME: the node's own account or group of that name
+# (id below 1000: "users", "games") is never taken over.
+users_not_system() {
+	_uns=$(getent "$1" "$2" | cut -d: -f3)
+	[ -z "$_uns" ] || [ "$_uns" -ge 1000 ] ||
+		prov_fail "$2 is a system $1 entry of this node (id $_uns): give the plan's another name"
+}
+
 users_group_put() {
 	if ! getent group "$1" >/dev/null; then
 		users_id_free group "$2" "$1"
@@ -146,6 +154,7 @@ users_group_put() {
 		prov_log "added group $1 ($2)"
 		prov_changed
 	elif [ "$(users_ent group "$1" 3)" != "$2" ]; then
+		users_not_system group "$1"
 		users_id_free group "$2" "$1"
 		groupmod -g "$2" "$1" || prov_fail "groupmod -g $2 $1 failed"
 		prov_log "group $1 is now gid $2"
@@ -163,6 +172,7 @@ users_user_put() {
 		prov_changed
 	fi
 	if [ "$(getent passwd "$1" | cut -d: -f3,4,6,7)" != "$2:$3:/home/$1:$4" ]; then
+		users_not_system passwd "$1"
 		users_id_free passwd "$2" "$1"
 		usermod -u "$2" -g "$3" -s "$4" -d "/home/$1" "$1" ||
 			prov_fail "usermod $1 failed (does it run processes?)"
