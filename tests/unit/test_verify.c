@@ -733,6 +733,61 @@ START_TEST(test_eval_unreachable)
 }
 END_TEST
 
+/*
+ * A shared cluster's head: bob's uid drifted, accounting answers (as
+ * t120 captured it) with nlp's share changed by hand, worker-02 never
+ * logged to the head.
+ */
+START_TEST(test_eval_people)
+{
+	struct plan		*p = load_plan("examples/testbed-shared.yaml");
+	struct verify_node	 vn;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct row	*r;
+	static const char	 out[] =
+	    "@@facts v-clock\n1764529200.000\n@@rc 0\n"
+	    "@@facts hostname\nhead-01\n@@rc 0\n"
+	    "@@facts end\n"
+	    "@@facts v-users\nalice:3001:3001\nbob:3999:3000\n"
+	    "carol:3003:3003\n@@rc 0\n"
+	    "@@facts v-sacctmgr\nroot||1|\nroot|root|1|\nnlp||10|\n"
+	    "nlp|carol|1|\nvision||60|gres/gpu=2\nvision|alice|1|\n"
+	    "vision|bob|1|\n@@rc 0\n"
+	    "@@facts v-logs\nworker-01 95\nworker-02 -\n@@rc 0\n"
+	    "@@facts v-end\n@@rc 0\n";
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = plan_node(p, "head-01");
+	ck_assert_ok(verify_node_parse(&vn, out, &err), &err);
+	vn.reached = 1;
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	verify_eval(&rows, p, &vn, 1, &vn, &env, &o);
+	dump_rows(&rows);
+	r = find_row(&rows, "head-01", "users");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "bob is uid:gid 3999:3000 (plan "
+	    "3002:3000)");
+	ck_assert_int_eq(find_row(&rows, "head-01", "accounting")->verdict,
+	    ROW_OK);
+	ck_assert_int_eq(find_row(&rows, "head-01", "team vision")->verdict,
+	    ROW_OK);
+	ck_assert_int_eq(find_row(&rows, "head-01", "team nlp")->verdict,
+	    ROW_FAIL);
+	r = find_row(&rows, "head-01", "logs of worker-01");
+	ck_assert_int_eq(r->verdict, ROW_OK);
+	ck_assert_str_eq(r->measured, "last 1 min ago");
+	ck_assert_int_eq(find_row(&rows, "head-01",
+	    "logs of worker-02")->verdict, ROW_FAIL);
+	rows_release(&rows);
+	verify_node_release(&vn);
+	plan_free(p);
+}
+END_TEST
+
 /* The script runs here with /bin/sh and answers every section. */
 START_TEST(test_script_runs_here)
 {
@@ -971,6 +1026,7 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_gpu_node);
 	tcase_add_test(tc, test_eval_mig);
 	tcase_add_test(tc, test_eval_unreachable);
+	tcase_add_test(tc, test_eval_people);
 	tcase_add_test(tc, test_script_runs_here);
 	tcase_add_test(tc, test_script_syntax_examples);
 	tcase_add_test(tc, test_script_no_partitions);
