@@ -151,12 +151,16 @@ pxe() {
 }
 
 # The untouched plan, in the same variants as the hostile ones.
-sed '1i # base' "$FIX/plan.yaml" >"$M/base-k8s.yaml"
-sed 's/^    kind: kubernetes$/    kind: slurm/' "$M/base-k8s.yaml" >"$M/base-slurm.yaml"
+# The plan's orchestrator is Slurm ('scheduling' needs it); its Kubernetes
+# variant has that block made comments, as test_plan writes the hostile ones.
+sed '1i # base' "$FIX/plan.yaml" >"$M/base-slurm.yaml"
+sed -e 's/^    kind: slurm$/    kind: kubernetes/' \
+	-e '/^scheduling:/,/^[^ ]/{/^scheduling:/s/^./#/;/^ /s/^./#/}' \
+	"$M/base-slurm.yaml" >"$M/base-k8s.yaml"
 sed 's/^    distro: debian$/    distro: ubuntu/; s/^    release: "12"$/    release: "22.04"/' \
-	"$M/base-k8s.yaml" >"$M/base-ubuntu.yaml"
+	"$M/base-slurm.yaml" >"$M/base-ubuntu.yaml"
 sed 's/^    distro: debian$/    distro: rocky/; s/^    release: "12"$/    release: "9"/' \
-	"$M/base-k8s.yaml" >"$M/base-rocky.yaml"
+	"$M/base-slurm.yaml" >"$M/base-rocky.yaml"
 base_ok=0
 render base-k8s "$M/base-k8s.yaml" && [ "$rc" = 0 ] &&
 	render base-slurm "$M/base-slurm.yaml" && [ "$rc" = 0 ] &&
