@@ -10,8 +10,11 @@ failed=""
 for t in tests/e2e/t[0-9]*.sh; do
 	[ -f "$t" ] || continue
 	echo "== $t"
+	start=$(date +%s)
 	sh "$t"
 	rc=$?
+	# each test's time, so CI's budget can be read from its log
+	echo "== $t: exit $rc after $(($(date +%s) - start)) s"
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skip=$((skip + 1)) ;;
