@@ -1845,6 +1845,8 @@ apply_begin(struct apply_ctx *c, struct prov_err *err)
 	c->rin.templates = o->templates;
 	c->rin.info = c->info;
 	c->rin.apt_repo = o->apt_repo;
+	c->rin.apt_release = o->apt_release;
+	c->rin.apt_served = o->apt_served;
 	c->rin.lib_call = "pv_lib";
 	c->rin.vars_call = "pv_vars";
 	if (apply_lib_def(c, err) != 0)
