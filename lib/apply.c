@@ -1766,6 +1766,23 @@ apply_reboots(struct apply_ctx *c, struct prov_err *err)
 	}
 }
 
+/*
+ * What every rendering of a step gets from the options, in one place: a
+ * field set for the dry run alone (the relay's "served" flag once) makes
+ * a real run render a different script.
+ */
+static void
+apply_rin_init(struct render_in *rin, const struct plan *p,
+    const struct apply_opts *o)
+{
+	memset(rin, 0, sizeof *rin);
+	rin->plan = p;
+	rin->templates = o->templates;
+	rin->apt_repo = o->apt_repo;
+	rin->apt_release = o->apt_release;
+	rin->apt_served = o->apt_served;
+}
+
 static int
 apply_dry_run(const struct plan *p, const struct apply_opts *o,
     struct plan_node **sel, size_t nsel, struct prov_err *err)
@@ -1775,12 +1792,7 @@ apply_dry_run(const struct plan *p, const struct apply_opts *o,
 	size_t			 i, k, ns;
 	int			 r = 0;
 
-	memset(&rin, 0, sizeof rin);
-	rin.plan = p;
-	rin.templates = o->templates;
-	rin.apt_repo = o->apt_repo;
-	rin.apt_release = o->apt_release;
-	rin.apt_served = o->apt_served;
+	apply_rin_init(&rin, p, o);
 	for (i = 0; i < nsel && r == 0; i++) {
 		char	*dir = xasprintf("%s/%s", o->dry_run_dir, sel[i]->name);
 
@@ -1841,12 +1853,8 @@ apply_begin(struct apply_ctx *c, struct prov_err *err)
 	}
 	apply_known_secrets(c);
 	c->info = xcalloc(c->p->nnodes + 1, sizeof *c->info);
-	c->rin.plan = c->p;
-	c->rin.templates = o->templates;
+	apply_rin_init(&c->rin, c->p, o);
 	c->rin.info = c->info;
-	c->rin.apt_repo = o->apt_repo;
-	c->rin.apt_release = o->apt_release;
-	c->rin.apt_served = o->apt_served;
 	c->rin.lib_call = "pv_lib";
 	c->rin.vars_call = "pv_vars";
 	if (apply_lib_def(c, err) != 0)
