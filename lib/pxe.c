@@ -32,6 +32,7 @@
 #include "arc.h"
 #include "buf.h"
 #include "fs.h"
+#include "json.h"
 #include "plan.h"
 #include "pxe.h"
 #include "str.h"
@@ -149,35 +150,8 @@ pxe_mac_dashes(char out[18], const char *mac)
 void
 pxe_yaml_str(struct buf *b, const char *s)
 {
-	const unsigned char	*p = (const unsigned char *)s;
-
-	buf_addch(b, '"');
-	for (; *p != '\0'; p++) {
-		switch (*p) {
-		case '"':
-			buf_adds(b, "\\\"");
-			break;
-		case '\\':
-			buf_adds(b, "\\\\");
-			break;
-		case '\n':
-			buf_adds(b, "\\n");
-			break;
-		case '\t':
-			buf_adds(b, "\\t");
-			break;
-		case '\r':
-			buf_adds(b, "\\r");
-			break;
-		default:
-			/* \x is valid in YAML 1.1 and 1.2; DEL too. */
-			if (*p < 0x20 || *p == 0x7f)
-				buf_addf(b, "\\x%02x", *p);
-			else
-				buf_addch(b, *p);
-		}
-	}
-	buf_addch(b, '"');
+	/* a JSON string is a YAML double-quoted scalar: one escaper for both */
+	json_add_string(b, s);
 }
 
 void
