@@ -112,32 +112,12 @@ cmd_facts_numa(char *num, size_t numsz, const struct facts *f,
 	return num;
 }
 
+/* Every PCI device, named through pci.ids where it knows it. */
 static void
-cmd_facts_print(FILE *fp, const struct facts *f)
+cmd_facts_print_pci(FILE *fp, const struct facts *f)
 {
 	size_t	i;
 	char	link[64], id[40];
-
-	fprintf(fp, "node     %s\n", cmd_facts_s(f->node));
-	fprintf(fp, "os       %s (%s %s)\n", cmd_facts_s(f->os_pretty),
-	    cmd_facts_s(f->os_id), cmd_facts_s(f->os_version_id));
-	fprintf(fp, "kernel   %s\n", cmd_facts_s(f->kernel));
-	if (f->cpu_threads < 0 && f->cpu_model == NULL)
-		fprintf(fp, "cpu      - (%s)\n", cmd_facts_s(f->arch));
-	else
-		fprintf(fp, "cpu      %s (%s): %ld socket%s, %ld cores, %ld "
-		    "threads\n", cmd_facts_s(f->cpu_model),
-		    cmd_facts_s(f->arch), f->cpu_sockets, f->cpu_sockets == 1 ?
-		    "" : "s", f->cpu_cores, f->cpu_threads);
-	if (f->mem_kb >= 0 && f->hugepages_kb > 0)
-		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB), %.1f GiB of "
-		    "it in huge pages\n", (double)f->mem_kb / (1024.0 * 1024.0),
-		    f->mem_kb, (double)f->hugepages_kb / (1024.0 * 1024.0));
-	else if (f->mem_kb >= 0)
-		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB)\n",
-		    (double)f->mem_kb / (1024.0 * 1024.0), f->mem_kb);
-	else
-		fprintf(fp, "memory   -\n");
 
 	fprintf(fp, "\nPCI devices (%zu)\n", f->npci);
 	fprintf(fp, "  %-13s %-28s %-10s %-40s %s\n", "SLOT", "CLASS",
@@ -161,6 +141,15 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 		fprintf(fp, "  %-13s %-28.28s %-10s %-40.40s %s\n", d->slot,
 		    cmd_facts_s(d->class_name), id, name, link);
 	}
+}
+
+/* The GPUs as the driver sees them, with the NUMA node of each. */
+static void
+cmd_facts_print_gpus(FILE *fp, const struct facts *f)
+{
+	size_t	i;
+	char	link[64], id[40];
+
 	if (f->ngpus > 0) {
 		fprintf(fp, "\nGPUs (%zu)\n", f->ngpus);
 		fprintf(fp, "  %-3s %-13s %-30s %-10s %-10s %-8s %-4s %-8s "
@@ -190,6 +179,15 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 			    cmd_facts_s(g->mig_mode), link);
 		}
 	}
+}
+
+/* Network interfaces, with the NUMA node of their PCI device. */
+static void
+cmd_facts_print_nics(FILE *fp, const struct facts *f)
+{
+	size_t	i;
+	char	id[40];
+
 	if (f->nnics > 0) {
 		fprintf(fp, "\nNICs (%zu)\n", f->nnics);
 		fprintf(fp, "  %-16s %-12s %-6s %-8s %-18s %-13s %s\n", "NAME",
@@ -209,6 +207,14 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 			    cmd_facts_numa(id, sizeof id, f, n->pci_slot));
 		}
 	}
+}
+
+/* InfiniBand ports as ibstat reports them. */
+static void
+cmd_facts_print_ib(FILE *fp, const struct facts *f)
+{
+	size_t	i;
+
 	if (f->nib > 0) {
 		fprintf(fp, "\nInfiniBand ports (%zu)\n", f->nib);
 		fprintf(fp, "  %-12s %-5s %-8s %-10s %-10s %s\n", "CA", "PORT",
@@ -228,6 +234,38 @@ cmd_facts_print(FILE *fp, const struct facts *f)
 			    cmd_facts_s(p->link_layer));
 		}
 	}
+}
+
+static void
+cmd_facts_print(FILE *fp, const struct facts *f)
+{
+	size_t	i;
+
+	fprintf(fp, "node     %s\n", cmd_facts_s(f->node));
+	fprintf(fp, "os       %s (%s %s)\n", cmd_facts_s(f->os_pretty),
+	    cmd_facts_s(f->os_id), cmd_facts_s(f->os_version_id));
+	fprintf(fp, "kernel   %s\n", cmd_facts_s(f->kernel));
+	if (f->cpu_threads < 0 && f->cpu_model == NULL)
+		fprintf(fp, "cpu      - (%s)\n", cmd_facts_s(f->arch));
+	else
+		fprintf(fp, "cpu      %s (%s): %ld socket%s, %ld cores, %ld "
+		    "threads\n", cmd_facts_s(f->cpu_model),
+		    cmd_facts_s(f->arch), f->cpu_sockets, f->cpu_sockets == 1 ?
+		    "" : "s", f->cpu_cores, f->cpu_threads);
+	if (f->mem_kb >= 0 && f->hugepages_kb > 0)
+		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB), %.1f GiB of "
+		    "it in huge pages\n", (double)f->mem_kb / (1024.0 * 1024.0),
+		    f->mem_kb, (double)f->hugepages_kb / (1024.0 * 1024.0));
+	else if (f->mem_kb >= 0)
+		fprintf(fp, "memory   %.1f GiB (MemTotal %lld kB)\n",
+		    (double)f->mem_kb / (1024.0 * 1024.0), f->mem_kb);
+	else
+		fprintf(fp, "memory   -\n");
+
+	cmd_facts_print_pci(fp, f);
+	cmd_facts_print_gpus(fp, f);
+	cmd_facts_print_nics(fp, f);
+	cmd_facts_print_ib(fp, f);
 	if (f->ndisks > 0) {
 		fprintf(fp, "\nDisks (%zu)\n", f->ndisks);
 		for (i = 0; i < f->ndisks; i++) {
