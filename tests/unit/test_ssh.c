@@ -570,7 +570,7 @@ END_TEST
 
 /*
  * A lent upload whose host stops answering (its sshd processes stopped
- * once 32 MiB have landed) ends at the job's deadline, not never.
+ * once 8 MiB have landed) ends at the job's deadline, not never.
  */
 struct test_stall {
 	char		*dir;
@@ -584,7 +584,7 @@ test_stall_main(void *arg)
 	int			 k;
 
 	for (k = 0; k < 3000 && !t->stopped; k++) {
-		if (test_sh_ok("find %s -name '.*provtmp*' -size +32M | "
+		if (test_sh_ok("find %s -name '.*provtmp*' -size +8M | "
 		    "grep -q .", t->dir)) {
 			t->stopped = test_sh_ok("for p in $(pgrep -P %d); do "
 			    "kill -STOP $p; pkill -STOP -P $p; done",
@@ -610,13 +610,14 @@ START_TEST(test_ssh_upload_lent_timeout)
 	t.dir = test_file("stall/");
 	/*
 	 * Big enough to still be sending when the host stops, small enough
-	 * that hashing it before the upload does not eat the job's 6 s
-	 * first (1 GiB took longer than that on a busy 2-CPU machine).
+	 * that hashing it before the upload does not eat the job's 12 s
+	 * first (1 GiB took longer than that on a busy 2-CPU machine).  At
+	 * load 11 a 6 s deadline passed before 32 MiB had landed.
 	 */
 	test_sh("truncate -s 256M %s && mkdir -p %s", src, t.dir);
 	job.upload_src = src;
 	job.upload_dst = t.dir;
-	job.timeout_s = 6;
+	job.timeout_s = 12;
 	ck_assert_int_eq(pthread_create(&tid, NULL, test_stall_main, &t), 0);
 	started = test_run_once(&cfg, 1, &job, 1, &o);
 	stopped = t.stopped;
