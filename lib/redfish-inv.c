@@ -31,6 +31,7 @@ redfish_inv_init(struct redfish_inv *inv)
 	inv->pcie_devices = -1;
 	inv->psus = -1;
 	inv->psu_watts_min = inv->psu_watts_max = NAN;
+	inv->psu_group = inv->psu_needed = -1;
 	inv->sum_cpus = -1;
 	inv->sum_mem_gib = NAN;
 	inv->watts = inv->psu_volts_min = inv->psu_volts_max = NAN;
@@ -50,6 +51,9 @@ redfish_inv_release(struct redfish_inv *inv)
 	free(inv->sum_cpu_model);
 	free(inv->gpu_model);
 	free(inv->psu_source);
+	free(inv->psu_plug);
+	free(inv->psu_ranges);
+	free(inv->psu_redundancy);
 	free(inv->gpus_why);
 	free(inv->watts_source);
 	strvec_clear(&inv->gpu_pci_ids);
@@ -116,23 +120,134 @@ redfish_inv_add_memory(struct redfish_inv *inv, const struct yml_node *m)
 	inv->mem_gib = (isnan(inv->mem_gib) ? 0 : inv->mem_gib) + mib / 1024;
 }
 
+/*
+ * A NominalVoltageType's AC volts: a range "AC200To240V", one voltage
+ * "AC120V", or AC with DC "AC240AndDC380V" (its AC part); 0 when DC or
+ * not of these shapes.
+ */
+static int
+redfish_nominal_volts(const char *t, double *lo, double *hi)
+{
+	char	*e;
+	long	 a, b;
+
+	if (t == NULL || strncmp(t, "AC", 2) != 0 || !isdigit((unsigned char)t[2]))
+		return 0;
+	a = strtol(t + 2, &e, 10);
+	if (strncmp(e, "To", 2) == 0 && isdigit((unsigned char)e[2])) {
+		b = strtol(e + 2, &e, 10);
+		if (strcmp(e, "V") != 0 || b < a)
+			return 0;
+	} else if (strcmp(e, "V") == 0 || strncmp(e, "AndDC", 5) == 0)
+		b = a;
+	else
+		return 0;
+	*lo = (double)a;
+	*hi = (double)b;
+	return a > 0;
+}
+
+/* The AC InputRanges of one supply, when none was read before. */
+static void
+redfish_inv_add_ranges(struct redfish_inv *inv, const struct yml_node *psu)
+{
+	const struct yml_node	*rs = redfish_seq(psu, "InputRanges");
+	size_t			 i;
+
+	if (rs == NULL || inv->npsu_ranges > 0)
+		return;
+	for (i = 0; i < rs->n; i++) {
+		const struct yml_node	*r = rs->u.items[i];
+		const char		*it = redfish_str(r, "InputType");
+		struct redfish_psu_range v;
+
+		if (redfish_str(r, "NominalVoltageType") != NULL) {
+			if (!redfish_nominal_volts(redfish_str(r,
+			    "NominalVoltageType"), &v.volts_min, &v.volts_max))
+				continue;
+			v.watts = redfish_num(r, "CapacityWatts");
+		} else {
+			if (it != NULL && strcmp(it, "AC") != 0)
+				continue;
+			v.volts_min = redfish_num(r, "MinimumVoltage");
+			v.volts_max = redfish_num(r, "MaximumVoltage");
+			v.watts = redfish_num(r, "OutputWattage");
+			if (isnan(v.volts_min) || isnan(v.volts_max) ||
+			    v.volts_min <= 0 || v.volts_max < v.volts_min)
+				continue;
+		}
+		if (isnan(v.watts) || v.watts < 0)
+			continue;
+		ALLOC_GROW(inv->psu_ranges, inv->npsu_ranges + 1,
+		    inv->psu_ranges_alloc);
+		inv->psu_ranges[inv->npsu_ranges++] = v;
+	}
+}
+
 void
 redfish_inv_add_psu(struct redfish_inv *inv, const struct yml_node *psu,
     const char *source)
 {
-	double	w = redfish_num(psu, "PowerCapacityWatts");
+	double		 w = redfish_num(psu, "PowerCapacityWatts");
+	const char	*plug = redfish_str(psu, "PlugType");
 
 	if (redfish_absent(psu))
 		return;
 	redfish_inc(&inv->psus, 1);
 	if (source != NULL && inv->psu_source == NULL)
 		inv->psu_source = xstrdup(source);
+	if (plug != NULL && inv->psu_plug == NULL)
+		inv->psu_plug = xstrdup(plug);
+	else if (inv->psu_plug != NULL && (plug == NULL ||
+	    strcmp(plug, inv->psu_plug) != 0))
+		inv->psu_plugs_differ = 1;
+	redfish_inv_add_ranges(inv, psu);
 	if (isnan(w))
 		return;
 	if (isnan(inv->psu_watts_min) || w < inv->psu_watts_min)
 		inv->psu_watts_min = w;
 	if (isnan(inv->psu_watts_max) || w > inv->psu_watts_max)
 		inv->psu_watts_max = w;
+}
+
+void
+redfish_inv_add_psu_redundancy(struct redfish_inv *inv,
+    const struct yml_node *doc)
+{
+	const struct yml_node	*rs = redfish_seq(doc, "PowerSupplyRedundancy");
+	const struct yml_node	*r, *set;
+	double			 need;
+
+	if (rs != NULL && rs->n > 0) {
+		r = rs->u.items[0];
+		need = redfish_num(r, "MinNeededInGroup");
+		set = redfish_seq(r, "RedundancyGroup");
+	} else if ((rs = redfish_seq(doc, "Redundancy")) != NULL &&
+	    rs->n > 0) {
+		r = rs->u.items[0];
+		need = redfish_num(r, "MinNumNeeded");
+		set = redfish_seq(r, "RedundancySet");
+	} else
+		return;
+	if (isnan(need) || need < 1 || set == NULL || set->n < (size_t)need)
+		return;
+	inv->psu_needed = (long)need;
+	inv->psu_group = (long)set->n;
+}
+
+const char *
+redfish_plug_inlet(const char *plug)
+{
+	static const char *const inlets[] = { "C14", "C16", "C20", "C22",
+	    NULL };
+	size_t	i;
+
+	if (plug == NULL || !str_starts(plug, "IEC_60320_"))
+		return NULL;
+	for (i = 0; inlets[i] != NULL; i++)
+		if (strcmp(plug + 10, inlets[i]) == 0)
+			return inlets[i];
+	return NULL;
 }
 
 /*
@@ -357,6 +472,12 @@ redfish_inv_finish(struct redfish_inv *inv)
 	    !isnan(inv->sum_mem_gib))
 		inv->mem_gib = inv->sum_mem_gib;
 	redfish_inv_finish_gpus(inv);
+	/* a group of fewer bays than PSUs, or of empty bays, says nothing */
+	free(inv->psu_redundancy);
+	inv->psu_redundancy = NULL;
+	if (inv->psu_group > 0 && inv->psu_group == inv->psus)
+		inv->psu_redundancy = xasprintf("%ld+%ld", inv->psu_needed,
+		    inv->psu_group - inv->psu_needed);
 	/* What the whole chassis draws, best source first. */
 	free(inv->watts_source);
 	inv->watts_source = NULL;
@@ -472,6 +593,8 @@ redfish_inv_to_json(struct json_writer *jw, const char *key,
 	json_num(jw, "psu_watts_min", inv->psu_watts_min, -1);
 	json_num(jw, "psu_watts_max", inv->psu_watts_max, -1);
 	json_str(jw, "psu_source", inv->psu_source);
+	json_str(jw, "psu_plug", inv->psu_plug);
+	json_str(jw, "psu_redundancy", inv->psu_redundancy);
 	json_num(jw, "watts", inv->watts, -1);
 	json_str(jw, "watts_source", inv->watts_source);
 	json_num(jw, "psu_volts_min", inv->psu_volts_min, -1);

@@ -1800,6 +1800,7 @@ rf_h_power(struct rf_job *j, struct rf_call *c, struct http_req *r,
 	redfish_inc(&j->b->inv.psus, 0);
 	for (i = 0; ps != NULL && i < ps->n; i++)
 		redfish_inv_add_psu(&j->b->inv, ps->u.items[i], "Power");
+	redfish_inv_add_psu_redundancy(&j->b->inv, doc);
 	redfish_inv_add_power_readings(&j->b->inv, doc);
 }
 
@@ -1809,6 +1810,7 @@ rf_h_psubsys(struct rf_job *j, struct rf_call *c, struct http_req *r,
 {
 	const char	*l = rf_path(redfish_link(doc, "PowerSupplies"));
 
+	redfish_inv_add_psu_redundancy(&j->b->inv, doc);
 	if (l != NULL)
 		rf_get_coll(j, l, rf_h_psu, RF_OPTIONAL | RF_PSU_LIST, 0);
 	else if (j->power_url != NULL)

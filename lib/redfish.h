@@ -82,6 +82,11 @@ struct redfish_opts {
 #define REDFISH_OPTS_INIT { REDFISH_STATUS, NULL, 0, 0, NULL, 0, 10000, \
 	60000, 300000, 1000, 2, 128 }
 
+/* One input range of a supply: `watts` out at volts_min..volts_max AC. */
+struct redfish_psu_range {
+	double		 volts_min, volts_max, watts;
+};
+
 /* What the BMC reports about its hardware; -1 / NAN: it did not say. */
 struct redfish_inv {
 	long		 cpus;		/* Processors of type CPU */
@@ -103,6 +108,14 @@ struct redfish_inv {
 	long		 psus;
 	double		 psu_watts_min, psu_watts_max;	/* PowerCapacityWatts */
 	char		*psu_source;	/* "PowerSubsystem" or "Power" */
+	char		*psu_plug;	/* PlugType: "IEC_60320_C14"; NULL */
+	int		 psu_plugs_differ;	/* not every PSU's is psu_plug */
+	/* the AC InputRanges of the first PSU that lists any */
+	struct redfish_psu_range *psu_ranges;
+	size_t		 npsu_ranges, psu_ranges_alloc;
+	/* "1+1": MinNeeded of a redundancy group of every PSU; NULL */
+	char		*psu_redundancy;
+	long		 psu_group, psu_needed;	/* as the BMC said; -1 */
 	/* REDFISH_POWER: what the chassis measures now; NAN: not said */
 	double		 watts;		/* PowerConsumedWatts or the sum */
 	char		*watts_source;	/* which resource said it */
@@ -289,8 +302,28 @@ void		 redfish_inv_add_processor(struct redfish_inv *,
 		    const struct yml_node *);
 void		 redfish_inv_add_memory(struct redfish_inv *,
 		    const struct yml_node *);
+/*
+ * A supply (PowerSupply, or an item of Power's PowerSupplies): counted
+ * unless absent, with its PowerCapacityWatts, PlugType and AC
+ * InputRanges (NominalVoltageType "AC200To240V", "AC120V" with
+ * CapacityWatts; or Power's MinimumVoltage, MaximumVoltage and
+ * OutputWattage; DC ranges are left out).
+ */
 void		 redfish_inv_add_psu(struct redfish_inv *,
 		    const struct yml_node *, const char *source);
+/*
+ * The supplies' redundancy group: PowerSubsystem's PowerSupplyRedundancy
+ * (MinNeededInGroup, RedundancyGroup) or Power's Redundancy
+ * (MinNumNeeded, RedundancySet).  psu_redundancy is set by
+ * redfish_inv_finish() when the group holds every installed PSU.
+ */
+void		 redfish_inv_add_psu_redundancy(struct redfish_inv *,
+		    const struct yml_node *doc);
+/*
+ * The catalog's inlet (catalog.h: "C14", "C20" ...) of a Redfish PlugType
+ * ("IEC_60320_C14"), or NULL when it names none of them.
+ */
+const char	*redfish_plug_inlet(const char *plug);
 /*
  * A PCIe device with its functions (NULL-terminated, may be empty):
  * counted as a GPU when a function is a display or 3D controller or a

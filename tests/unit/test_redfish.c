@@ -312,6 +312,24 @@ START_TEST(test_redfish_inv_mockup)
 	ck_assert_int_eq(inv.psus, 1);
 	ck_assert(inv.psu_watts_min == 400 && inv.psu_watts_max == 400);
 	ck_assert_str_eq(inv.psu_source, "PowerSubsystem");
+	/* Bay1's plug and its AC ranges; the DC380V one is left out */
+	ck_assert_str_eq(inv.psu_plug, "IEC_60320_C14");
+	ck_assert_int_eq(inv.psu_plugs_differ, 0);
+	ck_assert_str_eq(redfish_plug_inlet(inv.psu_plug), "C14");
+	ck_assert_uint_eq(inv.npsu_ranges, 2);
+	ck_assert(inv.psu_ranges[0].volts_min == 200 &&
+	    inv.psu_ranges[0].volts_max == 240 &&
+	    inv.psu_ranges[0].watts == 400);
+	ck_assert(inv.psu_ranges[1].volts_min == 120 &&
+	    inv.psu_ranges[1].volts_max == 120 &&
+	    inv.psu_ranges[1].watts == 350);
+	/* a group of two bays, one of them empty: no redundancy to say */
+	test_rf_add(&inv, "powersubsystem.json",
+	    redfish_inv_add_psu_redundancy);
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.psu_group, 2);
+	ck_assert_int_eq(inv.psu_needed, 1);
+	ck_assert_ptr_null(inv.psu_redundancy);
 	ck_assert_int_eq(inv.gpus, -1);	/* no PCIe devices listed */
 	ck_assert_int_eq(inv.sum_cpus, 2);	/* the mockup's summary */
 	redfish_inv_summary(&b, &inv);
@@ -362,8 +380,44 @@ START_TEST(test_redfish_inv_power_old)
 	ck_assert_int_eq(inv.psus, 1);
 	ck_assert(inv.psu_watts_min == 800);
 	ck_assert_str_eq(inv.psu_source, "Power");
+	/* Power's ranges are volts and OutputWattage; no PlugType there */
+	ck_assert_ptr_null(inv.psu_plug);
+	ck_assert_uint_eq(inv.npsu_ranges, 2);
+	ck_assert(inv.psu_ranges[0].volts_min == 100 &&
+	    inv.psu_ranges[0].volts_max == 120 &&
+	    inv.psu_ranges[0].watts == 800);
+	ck_assert(inv.psu_ranges[1].volts_min == 200 &&
+	    inv.psu_ranges[1].watts == 1300);
 	test_rf_release(&t);
 	redfish_inv_release(&inv);
+
+	/* The bladed enclosure: two supplies, one needed of the two */
+	redfish_inv_init(&inv);
+	test_rf_load(&t, "power-bladed.json");
+	ps = yml_map_get(t.root, "PowerSupplies");
+	for (i = 0; i < ps->n; i++)
+		redfish_inv_add_psu(&inv, ps->u.items[i], "Power");
+	redfish_inv_add_psu_redundancy(&inv, t.root);
+	redfish_inv_finish(&inv);
+	ck_assert_int_eq(inv.psus, 2);
+	ck_assert_str_eq(inv.psu_redundancy, "1+1");
+	ck_assert_uint_eq(inv.npsu_ranges, 1);
+	ck_assert(inv.psu_ranges[0].volts_min == 185 &&
+	    inv.psu_ranges[0].volts_max == 250 &&
+	    inv.psu_ranges[0].watts == 1450);
+	test_rf_release(&t);
+	redfish_inv_release(&inv);
+}
+END_TEST
+
+START_TEST(test_redfish_plug_inlet)
+{
+	ck_assert_str_eq(redfish_plug_inlet("IEC_60320_C20"), "C20");
+	ck_assert_str_eq(redfish_plug_inlet("IEC_60320_C16"), "C16");
+	/* an outlet's name, a NEMA plug: no inlet of the catalog's */
+	ck_assert_ptr_null(redfish_plug_inlet("IEC_60320_C13"));
+	ck_assert_ptr_null(redfish_plug_inlet("NEMA_5_15P"));
+	ck_assert_ptr_null(redfish_plug_inlet(NULL));
 }
 END_TEST
 
@@ -1028,6 +1082,7 @@ redfish_suite(void)
 	tcase_add_test(tc, test_redfish_inv_mockup);
 	tcase_add_test(tc, test_redfish_inv_summaries_only);
 	tcase_add_test(tc, test_redfish_inv_power_old);
+	tcase_add_test(tc, test_redfish_plug_inlet);
 	tcase_add_test(tc, test_redfish_inv_pcie);
 	tcase_add_test(tc, test_redfish_inv_gpus_unknown);
 	tcase_add_test(tc, test_redfish_inv_oem_hpe);
