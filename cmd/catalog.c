@@ -6,6 +6,7 @@
  *
  *	provision catalog learn --local [--id ID] [-o FILE]
  *	provision catalog learn --read FILE... [--id ID] [-o FILE]
+ *	provision catalog learn PLAN -n NODE [--id ID] [-o FILE]
  */
 #include "compat.h"
 
@@ -20,12 +21,14 @@
 #include "fs.h"
 #include "hw.h"
 #include "learn.h"
+#include "plan.h"
 #include "str.h"
 
 struct catalog_opts {
 	int		 validate;
 	int		 local;
 	struct strvec	 read;
+	const char	*nodes;
 	const char	*id;
 	const char	*output;
 };
@@ -38,6 +41,9 @@ static const struct opt_spec catalog_opts_spec[] = {
 	{ "read", 0, OPT_LIST, offsetof(struct catalog_opts, read), "FILE",
 	  "learn: read saved outputs (dmidecode, lspci, nvidia-smi, lscpu, "
 	  "...) instead; repeatable" },
+	{ "nodes", 'n', OPT_STR, offsetof(struct catalog_opts, nodes), "NODE",
+	  "learn: read this node of PLAN over SSH (and its PSUs through its "
+	  "bmc:, if any)" },
 	{ "id", 0, OPT_STR, offsetof(struct catalog_opts, id), "ID",
 	  "learn: the draft entry's id (default: from the model, or the host)" },
 	{ "output", 'o', OPT_STR, offsetof(struct catalog_opts, output), "FILE",
@@ -50,7 +56,7 @@ static int cmd_catalog_exec(struct cmd_ctx *, void *, int, char **);
 const struct cmd_entry cmd_catalog_entry = {
 	.name = "catalog",
 	.usage = "[--validate] [gpu|nic|cpu|system|switch|model] [ID] | learn "
-	    "(--local | --read FILE...) [--id ID] [-o FILE]",
+	    "(--local | --read FILE... | PLAN -n NODE) [--id ID] [-o FILE]",
 	.summary = "list the hardware catalog and model presets (profiles/ "
 	    "plus --profiles dirs)",
 	.opts = catalog_opts_spec,
@@ -339,25 +345,79 @@ out:
 	return r;
 }
 
+/*
+ * PLAN -n NODE: the node over SSH (and its BMC).  *pp is the plan, kept
+ * for the catalog that names the node's parts.
+ */
+static int
+cmd_catalog_learn_node(struct cmd_ctx *ctx, const struct catalog_opts *o,
+    const char *path, struct plan **pp, struct learn *l, struct facts **f)
+{
+	struct learn_node_opts	 lo;
+	struct plan_node	**sel = NULL;
+	struct prov_err		  err = PROV_ERR_INIT;
+	size_t			  n = 0;
+	int			  r = PROV_EXIT_USAGE;
+
+	memset(&lo, 0, sizeof lo);
+	if ((*pp = cmd_load_plan(ctx, path)) == NULL)
+		goto out;
+	if (plan_select(&sel, &n, *pp, o->nodes, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
+	}
+	if (n != 1) {
+		r = cmd_usage_error(ctx, &cmd_catalog_entry, "learn reads "
+		    "one node, not %zu", n);
+		goto out;
+	}
+	if ((*pp)->ssh.passphrase_env != NULL)
+		lo.passphrase = getenv((*pp)->ssh.passphrase_env);
+	if (learn_node(l, f, *pp, sel[0], &lo, &err) != 0) {
+		cmd_error(ctx, &err);
+		r = PROV_EXIT_FAIL;
+		goto out;
+	}
+	r = PROV_EXIT_OK;
+out:
+	free(sel);
+	prov_err_release(&err);
+	return r;
+}
+
 static int
 cmd_catalog_learn(struct cmd_ctx *ctx, const struct catalog_opts *o,
-    const struct catalog *c, int argc)
+    const struct catalog *c, int argc, char **argv)
 {
 	struct hw_opts	 ho = HW_OPTS_INIT;
 	struct prov_err	 err = PROV_ERR_INIT;
 	struct learn	 l;
 	struct facts	*f = NULL;
+	struct plan	*p = NULL;
 	struct buf	 b = BUF_INIT;
 	char		*id = NULL;
+	size_t		 i;
 	int		 r = PROV_EXIT_USAGE;
 
 	learn_init(&l);
-	if (argc > 1 || o->local == (o->read.n > 0)) {
+	if (argc > 2 || o->local + (o->read.n > 0) + (argc == 2) != 1) {
 		r = cmd_usage_error(ctx, &cmd_catalog_entry, "learn takes "
-		    "--local or --read FILE..., and no argument");
+		    "--local, --read FILE... or PLAN -n NODE");
 		goto out;
 	}
-	if (o->local) {
+	if ((argc == 2) != (o->nodes != NULL)) {
+		r = cmd_usage_error(ctx, &cmd_catalog_entry, argc == 2 ?
+		    "learn PLAN needs -n NODE: the node to read" :
+		    "-n NODE belongs to 'catalog learn PLAN'");
+		goto out;
+	}
+	if (argc == 2) {
+		if ((r = cmd_catalog_learn_node(ctx, o, argv[1], &p, &l,
+		    &f)) != PROV_EXIT_OK)
+			goto out;
+		r = PROV_EXIT_USAGE;
+		c = p->catalog;
+	} else if (o->local) {
 		if (hw_gather(&f, c, &ho, &err) != 0) {
 			cmd_error(ctx, &err);
 			r = PROV_EXIT_FAIL;
@@ -386,15 +446,19 @@ cmd_catalog_learn(struct cmd_ctx *ctx, const struct catalog_opts *o,
 		    strerror(errno));
 		r = PROV_EXIT_FAIL;
 		goto out;
-	} else
+	} else {
+		for (i = 0; i < l.notes.n; i++)
+			cmd_errorf(ctx, "note: %s", l.notes.v[i]);
 		fprintf(ctx->out, "draft of '%s' written to %s: fill in each "
 		    "UNKNOWN, then give its dir to --profiles\n", id,
 		    o->output);
+	}
 	r = PROV_EXIT_OK;
 out:
 	free(id);
 	buf_release(&b);
 	facts_free(f);
+	plan_free(p);
 	learn_release(&l);
 	prov_err_release(&err);
 	return r;
@@ -416,12 +480,13 @@ cmd_catalog_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		if (catalog_load_dir(c, ctx->profiles.v[i], &errs) != 0)
 			goto fail;
 	if (argc > 0 && strcmp(argv[0], "learn") == 0) {
-		r = cmd_catalog_learn(ctx, o, c, argc);
+		r = cmd_catalog_learn(ctx, o, c, argc, argv);
 		goto out;
 	}
-	if (o->local || o->read.n > 0 || o->id != NULL || o->output != NULL) {
+	if (o->local || o->read.n > 0 || o->id != NULL || o->output != NULL ||
+	    o->nodes != NULL) {
 		r = cmd_usage_error(ctx, &cmd_catalog_entry, "--local, --read, "
-		    "--id and -o belong to 'catalog learn'");
+		    "-n, --id and -o belong to 'catalog learn'");
 		goto out;
 	}
 	if (o->validate) {

@@ -10,21 +10,25 @@
 #include "compat.h"
 
 #include <ctype.h>
-#include <dirent.h>
+#include <math.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "catalog.h"
 #include "facts.h"
+#include "frame.h"
 #include "json.h"
 #include "learn.h"
 #include "proc.h"
+#include "redfish.h"
+#include "remote.h"
 #include "str.h"
 
 void
 learn_init(struct learn *l)
 {
 	memset(l, 0, sizeof *l);
+	l->memory_slots = l->psus = -1;
+	l->max_memory_gb = l->psu_watts = NAN;
 	l->notes = (struct strvec)STRVEC_INIT;
 }
 
@@ -40,6 +44,10 @@ learn_release(struct learn *l)
 		free(l->slots[i].bus);
 	}
 	free(l->slots);
+	free(l->psu_redundancy);
+	free(l->psu_plug);
+	free(l->ratings);
+	free(l->psu_from);
 	strvec_clear(&l->notes);
 	memset(l, 0, sizeof *l);
 }
@@ -98,12 +106,63 @@ learn_dmi_blank(const char *v)
 	    str_starts(v, "To Be Filled") || strcmp(v, "Default string") == 0;
 }
 
-/* One "Key: value" of a type 1 or type 9 record. */
+/* "2 TB", "512 GB", "64 MB" in GB (binary, as SMBIOS counts); NAN. */
+static double
+learn_dmi_size_gb(const char *v)
+{
+	char *e;
+	double d = strtod(v, &e);
+
+	if (e == v || d <= 0)
+		return NAN;
+	e += strspn(e, " ");
+	if (strcmp(e, "TB") == 0)
+		return d * 1024;
+	if (strcmp(e, "GB") == 0)
+		return d;
+	if (strcmp(e, "MB") == 0)
+		return d / 1024;
+	if (strcmp(e, "kB") == 0)
+		return d / (1024 * 1024);
+	return NAN;
+}
+
+/*
+ * A type 16 record's keys: the arrays of system memory (not a cache's
+ * or flash's) add their sockets and their maximum.  `sys` holds whether
+ * this record's Use is system memory (Use comes before the others).
+ */
 static void
-learn_dmi_kv(struct learn *l, long type, struct learn_slot **slot,
+learn_dmi_memory(struct learn *l, int *sys, const char *k, const char *v)
+{
+	long n;
+	double gb;
+
+	if (strcmp(k, "Use") == 0)
+		*sys = strcmp(v, "System Memory") == 0;
+	else if (*sys && strcmp(k, "Number Of Devices") == 0 &&
+	    str_to_long(v, &n) == 0 && n > 0)
+		l->memory_slots = (l->memory_slots < 0 ? 0 : l->memory_slots) +
+		    n;
+	else if (*sys && strcmp(k, "Maximum Capacity") == 0 &&
+	    !isnan(gb = learn_dmi_size_gb(v)))
+		l->max_memory_gb = (isnan(l->max_memory_gb) ?
+		                           0 :
+		                           l->max_memory_gb) +
+		    gb;
+}
+
+/* One "Key: value" of a type 1, 9 or 16 record. */
+static void
+learn_dmi_kv(struct learn *l, long type, struct learn_slot **slot, int *sysmem,
     const char *k, const char *v)
 {
 	struct learn_slot *s = *slot;
+
+	if (type == 16) {
+		learn_dmi_memory(l, sysmem, k, v);
+		return;
+	}
 
 	if (type == 1 && strcmp(k, "Manufacturer") == 0 && !learn_dmi_blank(v))
 		str_set(&l->vendor, v);
@@ -156,6 +215,7 @@ learn_parse_dmi(struct learn *l, const char *text, struct prov_err *err)
 	struct learn_slot *slot = NULL;
 	size_t i, records = 0;
 	long type = -1;
+	int sysmem = 0;
 
 	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
@@ -165,20 +225,26 @@ learn_parse_dmi(struct learn *l, const char *text, struct prov_err *err)
 			t = strstr(ln, "DMI type ");
 			type = t != NULL ? strtol(t + 9, NULL, 10) : -1;
 			slot = NULL;
+			sysmem = 0;
 			records++;
+			if (type == 17)
+				l->dimm_records++;
 			continue;
 		}
 		if (!isspace((unsigned char)ln[0]) ||
 		    (colon = strchr(ln, ':')) == NULL)
 			continue;
 		*colon = '\0';
-		learn_dmi_kv(l, type, &slot, str_trim(ln), str_trim(colon + 1));
+		learn_dmi_kv(l, type, &slot, &sysmem, str_trim(ln),
+		    str_trim(colon + 1));
 	}
 	strvec_clear(&lines);
 	if (records == 0)
 		return prov_err_parse(err, "dmidecode",
 		    "no 'Handle 0x..., DMI "
 		    "type N' record");
+	if (l->memory_slots < 0 && l->dimm_records > 0)
+		l->memory_slots = l->dimm_records;
 	l->slots_from = "dmidecode";
 	return 0;
 }
@@ -224,123 +290,166 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
-/* This machine */
+/* The script's answer, from this machine or a node */
 
-/* Run dmidecode ARGS; its stdout in out, 0 when it ran and exited 0. */
-static int
-learn_dmidecode(struct buf *out, const char *types)
+const char *
+learn_script(void)
 {
-	struct proc pr = PROC_INIT;
-	struct buf eb = BUF_INIT;
+	return remote_learn_sh; /* templates/remote/learn.sh */
+}
+
+struct learn_script_ctx {
+	struct learn *l;
+	int sections, dmi_ok;
+	char *sysfs_slots; /* used when SMBIOS gave no slot */
+	char *missing;
+};
+
+/* dmi-id: "sys_vendor\tVALUE" lines, for what SMBIOS did not name. */
+static void
+learn_script_dmi_id(struct learn *l, const char *body)
+{
+	struct strvec lines = STRVEC_INIT;
+	size_t i;
+
+	strvec_split_lines(&lines, body);
+	for (i = 0; i < lines.n; i++) {
+		char *tab = strchr(lines.v[i], '\t'), *v;
+
+		if (tab == NULL)
+			continue;
+		*tab = '\0';
+		v = str_trim(tab + 1);
+		if (learn_dmi_blank(v))
+			continue;
+		if (strcmp(lines.v[i], "sys_vendor") == 0 && l->vendor == NULL)
+			l->vendor = xstrdup(v);
+		else if (strcmp(lines.v[i], "product_name") == 0 &&
+		    l->product == NULL)
+			l->product = xstrdup(v);
+	}
+	strvec_clear(&lines);
+}
+
+static void
+learn_script_each(void *arg, const char *name, const char *text, long rc)
+{
+	struct learn_script_ctx *c = arg;
+	struct prov_err err = PROV_ERR_INIT;
+
+	if (strcmp(name, "dmidecode") == 0) {
+		c->sections++;
+		if (rc == 0 && learn_parse_dmi(c->l, text, &err) == 0)
+			c->dmi_ok = 1;
+	} else if (strcmp(name, "dmi-id") == 0) {
+		c->sections++;
+		learn_script_dmi_id(c->l, text);
+	} else if (strcmp(name, "pci-slots") == 0) {
+		c->sections++;
+		free(c->sysfs_slots);
+		c->sysfs_slots = xstrdup(text);
+	} else if (strcmp(name, "missing") == 0 && c->missing == NULL &&
+	    str_starts(text, "dmidecode")) {
+		c->sections++;
+		c->missing = xstrdup("dmidecode");
+	}
+	prov_err_release(&err);
+}
+
+int
+learn_parse_script(struct learn *l, const char *out, struct prov_err *err)
+{
+	struct learn_script_ctx c = { l, 0, 0, NULL, NULL };
+	struct prov_err e = PROV_ERR_INIT;
 	int r = -1;
 
-	strvec_push(&pr.args, "dmidecode");
-	strvec_push(&pr.args, types);
-	pr.out = out;
-	pr.err = &eb;
-	pr.timeout_s = 30;
-	if (proc_run(&pr) == 0 && WIFEXITED(pr.status) &&
-	    WEXITSTATUS(pr.status) == 0 && out->len > 0)
-		r = 0;
-	proc_release(&pr);
-	buf_release(&eb);
+	frame_each(out, learn_script_each, &c);
+	if (c.sections == 0) {
+		prov_err_set(err, PROV_E_PARSE,
+		    "the learn script printed none "
+		    "of its sections");
+		goto out;
+	}
+	if (!c.dmi_ok)
+		strvec_pushf(&l->notes,
+		    "no SMBIOS records (%s): slot widths, "
+		    "DIMM slots and maximum memory unknown",
+		    c.missing != NULL ? "dmidecode is not installed" :
+		                        "dmidecode needs root and "
+		                        "/sys/firmware/dmi or /dev/mem");
+	if (l->vendor == NULL && l->product == NULL)
+		strvec_push(&l->notes,
+		    "no SMBIOS system record nor "
+		    "/sys/class/dmi/id: maker and model unknown");
+	if (l->nslots == 0 && c.sysfs_slots != NULL &&
+	    *str_trim(c.sysfs_slots) != '\0') {
+		if (learn_parse_sysfs_slots(l, c.sysfs_slots, &e) != 0)
+			strvec_push(&l->notes, e.msg);
+	} else if (l->nslots == 0)
+		strvec_push(&l->notes,
+		    "neither SMBIOS nor /sys/bus/pci/slots "
+		    "lists a slot: the slots are unknown");
+	r = 0;
+out:
+	free(c.sysfs_slots);
+	free(c.missing);
+	prov_err_release(&e);
 	return r;
-}
-
-static char *
-learn_read_line(const char *path)
-{
-	struct buf b = BUF_INIT;
-	char *s;
-
-	if (buf_read_file(&b, path) != 0) {
-		buf_release(&b);
-		return NULL;
-	}
-	buf_rtrim(&b);
-	s = buf_detach(&b, NULL);
-	if (*s == '\0' || learn_dmi_blank(s)) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* /sys/bus/pci/slots/N/{address,max_bus_speed} in learn_parse_sysfs_slots' form. */
-static void
-learn_sysfs_slots(struct learn *l)
-{
-	struct dirent **ents = NULL;
-	struct buf b = BUF_INIT;
-	struct prov_err err = PROV_ERR_INIT;
-	int n, i;
-
-	if ((n = scandir("/sys/bus/pci/slots", &ents, NULL, alphasort)) < 0) {
-		strvec_push(&l->notes,
-		    "no /sys/bus/pci/slots: the slots "
-		    "are unknown");
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		char *addr, *speed, *p;
-
-		if (ents[i]->d_name[0] != '.') {
-			p = xasprintf("/sys/bus/pci/slots/%s/address",
-			    ents[i]->d_name);
-			addr = learn_read_line(p);
-			free(p);
-			p = xasprintf("/sys/bus/pci/slots/%s/max_bus_speed",
-			    ents[i]->d_name);
-			speed = learn_read_line(p);
-			free(p);
-			if (addr != NULL)
-				buf_addf(&b, "%s\t%s\t%s\n", ents[i]->d_name,
-				    addr, speed != NULL ? speed : "");
-			free(addr);
-			free(speed);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	if (b.len == 0)
-		strvec_push(&l->notes,
-		    "/sys/bus/pci/slots lists no slot with "
-		    "an address: the slots are unknown");
-	else if (learn_parse_sysfs_slots(l, b.buf, &err) != 0)
-		strvec_push(&l->notes, err.msg);
-	prov_err_release(&err);
-	buf_release(&b);
 }
 
 void
 learn_local(struct learn *l)
 {
-	struct buf b = BUF_INIT;
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT, eb = BUF_INIT;
 	struct prov_err err = PROV_ERR_INIT;
 
-	if (learn_dmidecode(&b, "-t1") == 0)
-		(void)learn_parse_dmi(l, b.buf, &err);
-	else {
-		l->vendor = learn_read_line("/sys/class/dmi/id/sys_vendor");
-		l->product = learn_read_line("/sys/class/dmi/id/product_name");
-	}
-	if (l->vendor == NULL && l->product == NULL)
-		strvec_push(&l->notes,
-		    "no SMBIOS system record (dmidecode "
-		    "as root, or /sys/class/dmi/id): maker and model unknown");
-	buf_reset(&b);
+	strvec_push(&pr.args, "sh");
+	strvec_push(&pr.args, "-c");
+	strvec_push(&pr.args, learn_script());
+	pr.out = &out;
+	pr.err = &eb;
+	pr.timeout_s = 60;
+	if (proc_run(&pr) != 0)
+		strvec_pushf(&l->notes, "cannot run sh: %s", strerror(errno));
+	else if (learn_parse_script(l, out.buf != NULL ? out.buf : "", &err) !=
+	    0)
+		strvec_push(&l->notes, err.msg);
+	proc_release(&pr);
+	buf_release(&out);
+	buf_release(&eb);
 	prov_err_release(&err);
-	if (learn_dmidecode(&b, "-t9") == 0 &&
-	    learn_parse_dmi(l, b.buf, &err) == 0)
-		l->slots_from = "dmidecode";
-	else {
+}
+
+void
+learn_add_bmc(struct learn *l, const struct redfish_inv *inv, const char *from)
+{
+	size_t i;
+
+	free(l->psu_from);
+	l->psu_from = xstrdup(from);
+	l->psus = inv->psus;
+	if (inv->psu_redundancy != NULL)
+		str_set(&l->psu_redundancy, inv->psu_redundancy);
+	if (inv->psu_plug != NULL && !inv->psu_plugs_differ) {
+		str_set(&l->psu_plug, inv->psu_plug);
+		l->psu_inlet = redfish_plug_inlet(inv->psu_plug);
+	} else if (inv->psu_plugs_differ)
 		strvec_push(&l->notes,
-		    "no SMBIOS slot records (dmidecode -t 9 "
-		    "needs root and /dev/mem or /sys/firmware/dmi)");
-		learn_sysfs_slots(l);
+		    "the BMC's PSUs differ in PlugType: "
+		    "the inlet is unknown");
+	/* one rating a supply: mixed supplies say their lowest */
+	l->psu_watts = inv->psu_watts_min;
+	free(l->ratings);
+	l->ratings = NULL;
+	l->nratings = inv->npsu_ranges;
+	if (l->nratings > 0)
+		l->ratings = xcalloc(l->nratings, sizeof *l->ratings);
+	for (i = 0; i < l->nratings; i++) {
+		l->ratings[i].volts_min = inv->psu_ranges[i].volts_min;
+		l->ratings[i].volts_max = inv->psu_ranges[i].volts_max;
+		l->ratings[i].watts = inv->psu_ranges[i].watts;
 	}
-	prov_err_release(&err);
-	buf_release(&b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,6 +596,100 @@ learn_draft_gpus(struct buf *out, const struct facts *f,
 	strvec_clear(&ff);
 }
 
+/* DIMM slots and the most memory, from SMBIOS types 16 and 17. */
+static void
+learn_draft_memory(struct buf *out, const struct learn *l,
+    struct strvec *unconfirmed, struct strvec *unknown)
+{
+	if (l->memory_slots > 0) {
+		buf_addf(out,
+		    "    memory_slots: %-10ld  # SMBIOS memory arrays\n",
+		    l->memory_slots);
+		strvec_push(unconfirmed, "memory_slots");
+	} else {
+		buf_adds(out,
+		    "    memory_slots: null      # UNKNOWN: DIMM slots "
+		    "(dmidecode -t 17 as root)\n");
+		strvec_push(unknown, "memory_slots");
+	}
+	if (!isnan(l->max_memory_gb)) {
+		buf_addf(out,
+		    "    max_memory_gb: %-9g  # SMBIOS Maximum Capacity: "
+		    "the board's, not the vendor's tested\n",
+		    l->max_memory_gb);
+		strvec_push(unconfirmed, "max_memory_gb");
+	} else {
+		buf_adds(out, "    max_memory_gb: null     # UNKNOWN\n");
+		strvec_push(unknown, "max_memory_gb");
+	}
+}
+
+/*
+ * The PSUs a BMC reported: count, redundancy, inlet and ratings each
+ * written when it said them, else null and UNKNOWN; no BMC: psu null.
+ */
+static void
+learn_draft_psu(struct buf *out, const struct learn *l,
+    struct strvec *unconfirmed, struct strvec *unknown)
+{
+	size_t i;
+
+	if (l->psus <= 0) {
+		buf_adds(out,
+		    "    psu: null               # UNKNOWN: { count, "
+		    "redundancy, inlet, ratings }\n");
+		strvec_push(unknown, "psu");
+		return;
+	}
+	buf_addf(out, "    psu:                    # from %s\n",
+	    l->psu_from != NULL ? l->psu_from : "the BMC");
+	buf_addf(out, "      count: %-14ld # installed now\n", l->psus);
+	strvec_push(unconfirmed, "psu.count");
+	if (l->psu_redundancy != NULL) {
+		buf_adds(out, "      redundancy: ");
+		learn_q(out, l->psu_redundancy);
+		buf_adds(out, "       # the BMC's redundancy group\n");
+		strvec_push(unconfirmed, "psu.redundancy");
+	} else {
+		buf_adds(out,
+		    "      redundancy: null      # UNKNOWN: \"N+M\", "
+		    "N supplies carry the load\n");
+		strvec_push(unknown, "psu.redundancy");
+	}
+	if (l->psu_inlet != NULL) {
+		buf_addf(out, "      inlet: %-14s # PlugType %s\n",
+		    l->psu_inlet, l->psu_plug);
+		strvec_push(unconfirmed, "psu.inlet");
+	} else {
+		buf_adds(out,
+		    "      inlet: null           # UNKNOWN: C14, C16, "
+		    "C20, C22, busbar or hardwired");
+		if (l->psu_plug != NULL)
+			buf_addf(out, " (PlugType %s)", l->psu_plug);
+		buf_adds(out, "\n");
+		strvec_push(unknown, "psu.inlet");
+	}
+	if (l->nratings == 0) {
+		buf_adds(out,
+		    "      ratings: null         # UNKNOWN: watts per "
+		    "input voltage range");
+		if (!isnan(l->psu_watts))
+			buf_addf(out, " (the BMC says %g W, at no voltage)",
+			    l->psu_watts);
+		buf_adds(out, "\n");
+		strvec_push(unknown, "psu.ratings");
+		return;
+	}
+	buf_adds(out, "      ratings:              # AC InputRanges\n");
+	for (i = 0; i < l->nratings; i++)
+		buf_addf(out,
+		    "        - { volts_min: %g, volts_max: %g, "
+		    "watts: %g }\n",
+		    l->ratings[i].volts_min, l->ratings[i].volts_max,
+		    l->ratings[i].watts);
+	strvec_push(unconfirmed, "psu.ratings");
+}
+
 static void
 learn_draft_list(struct buf *out, const char *key, const struct strvec *v)
 {
@@ -554,25 +757,18 @@ learn_draft(struct buf *out, const struct learn *l, const struct facts *f,
 		buf_adds(out, "    cpu_sockets: null       # UNKNOWN\n");
 		strvec_push(&unknown, "cpu_sockets");
 	}
-	buf_adds(out,
-	    "    memory_slots: null      # UNKNOWN: DIMM slots "
-	    "(dmidecode -t 17 as root)\n"
-	    "    max_memory_gb: null     # UNKNOWN\n");
-	strvec_push(&unknown, "memory_slots");
-	strvec_push(&unknown, "max_memory_gb");
+	learn_draft_memory(out, l, &unconfirmed, &unknown);
 	learn_draft_gpus(out, f, cat, &unconfirmed, &unknown);
 	buf_adds(out,
 	    "    nics: []                # UNKNOWN: on-board ports "
 	    "{ model, count, network_role }\n"
 	    "    cooling: null           # UNKNOWN: air or liquid\n"
 	    "    weight_kg: null         # UNKNOWN: for rack and floor "
-	    "load\n"
-	    "    psu: null               # UNKNOWN: { count, redundancy, "
-	    "inlet, ratings }\n");
+	    "load\n");
 	strvec_push(&unknown, "nics");
 	strvec_push(&unknown, "cooling");
 	strvec_push(&unknown, "weight_kg");
-	strvec_push(&unknown, "psu");
+	learn_draft_psu(out, l, &unconfirmed, &unknown);
 	learn_draft_slots(out, l, f, &unconfirmed, &unknown);
 	if (unconfirmed.n > 0)
 		learn_draft_list(out, "unconfirmed", &unconfirmed);

@@ -1,8 +1,12 @@
 /*
  * learn.h: a draft catalog entry for a machine (`provision catalog
  * learn`), from what the machine says of itself: its facts (facts.h),
- * the SMBIOS system and slot records as dmidecode prints them (types 1
- * and 9), or else /sys/bus/pci/slots.  What it reads is written out and
+ * the SMBIOS system, slot and memory records as dmidecode prints them
+ * (types 1, 9, 16 and 17), or else /sys/class/dmi/id and
+ * /sys/bus/pci/slots, as templates/remote/learn.sh prints them on the
+ * machine (learn_local()) or on a plan's node over SSH (learn_node(),
+ * which also reads the node's PSUs from its BMC).  What it reads is
+ * written out and
  * listed under `unconfirmed`; what it cannot read is null, listed under
  * `unknown` and marked "UNKNOWN" for a person to fill in.  The draft
  * loads as it is, so `check` can use it and say what is missing.
@@ -22,6 +26,10 @@
 
 struct catalog;
 struct facts;
+struct plan;
+struct plan_node;
+struct redfish_inv;
+struct redfish_opts;
 
 /* A PCIe slot of the board; -1 (and NULL): unknown. */
 struct learn_slot {
@@ -33,11 +41,28 @@ struct learn_slot {
 	char *bus; /* "0000:17:00.0" */
 };
 
+/* A supply's output over an AC input range, as catalog ratings. */
+struct learn_rating {
+	double volts_min, volts_max, watts;
+};
+
 struct learn {
 	char *vendor, *product; /* SMBIOS type 1 */
 	struct learn_slot *slots;
 	size_t nslots, slots_alloc;
 	const char *slots_from; /* "dmidecode" "sysfs" NULL */
+	long memory_slots; /* SMBIOS 16 devices, else 17 records; -1 */
+	double max_memory_gb; /* SMBIOS 16 Maximum Capacity; NAN */
+	long dimm_records; /* type 17 records seen */
+	/* the PSUs, from a BMC (learn_add_bmc); psus -1: unknown */
+	long psus;
+	char *psu_redundancy; /* "1+1"; NULL */
+	char *psu_plug; /* Redfish PlugType, as said; NULL */
+	const char *psu_inlet; /* the catalog's inlet of it; NULL */
+	double psu_watts; /* PowerCapacityWatts; NAN */
+	struct learn_rating *ratings;
+	size_t nratings;
+	char *psu_from; /* "the BMC at 10.0.0.1 (PowerSubsystem)" */
 	struct strvec notes; /* what could not be read */
 };
 
@@ -55,11 +80,43 @@ int learn_parse_dmi(struct learn *, const char *text, struct prov_err *err);
  */
 int learn_parse_sysfs_slots(struct learn *, const char *text,
     struct prov_err *err);
+/* templates/remote/learn.sh: the script both ways of learning run. */
+const char *learn_script(void);
 /*
- * This machine: dmidecode -t 1 -t 9 when it runs (root), else
- * /sys/class/dmi/id and /sys/bus/pci/slots; what fails is a note.
+ * learn_script()'s sectioned answer (frame.h; other sections, a facts
+ * script's before it, are skipped): SMBIOS when dmidecode ran, the
+ * sysfs names and slots for what it did not give; what is missing is a
+ * note.  -1 with PROV_E_PARSE when the answer has none of its sections.
+ */
+int learn_parse_script(struct learn *, const char *out, struct prov_err *err);
+/*
+ * This machine: learn_script() run here (dmidecode needs root); what
+ * fails is a note.
  */
 void learn_local(struct learn *);
+/*
+ * The PSUs a BMC reported (redfish.h, REDFISH_INVENTORY): count,
+ * redundancy, the catalog inlet of their PlugType and their AC ratings;
+ * `from` says where (copied).
+ */
+void learn_add_bmc(struct learn *, const struct redfish_inv *,
+    const char *from);
+
+struct learn_node_opts {
+	const char *passphrase; /* the SSH key's, or NULL */
+	const char *pci_ids; /* pci.ids for names; NULL: libpci's */
+	const struct redfish_opts *redfish; /* for the BMC; NULL: defaults */
+};
+
+/*
+ * A node of the plan: facts.sh and learn_script() in one SSH run, into
+ * l and *facts_out (named through the plan's catalog); with a `bmc:`
+ * entry, its PSUs through Redfish.  -1 with err when the node could not
+ * be read; a BMC that could not is a note in l.
+ */
+int learn_node(struct learn *l, struct facts **facts_out, const struct plan *p,
+    const struct plan_node *nd, const struct learn_node_opts *o,
+    struct prov_err *err);
 /*
  * The draft: a profiles/ file holding one `systems:` entry `id`, from l
  * and the facts f (CPUs, GPUs and NICs named through cat, which may be

@@ -10,6 +10,8 @@
 extern const char remote_facts_sh[];
 /* verify's checks after the facts; see verify_script() for its inputs. */
 extern const char remote_verify_sh[];
+/* catalog learn's SMBIOS and slot sections; see learn_script(). */
+extern const char remote_learn_sh[];
 /* usage's sacct and squeue on the head; see usage_script(). */
 extern const char remote_usage_sh[];
 

@@ -12,8 +12,10 @@
 #include "catalog.h"
 #include "facts.h"
 #include "learn.h"
+#include "redfish.h"
 #include "str.h"
 #include "test.h"
+#include "yml.h"
 
 static char *
 fixture(const char *name)
@@ -199,6 +201,149 @@ START_TEST(test_draft_loads)
 }
 END_TEST
 
+/*
+ * SMBIOS memory: the system memory arrays' sockets and maximum, not the
+ * flash array's; written in dmidecode's documented layout.
+ */
+START_TEST(test_dmi_memory)
+{
+	static const char	text[] =
+	    "Handle 0x0027, DMI type 16, 23 bytes\n"
+	    "Physical Memory Array\n"
+	    "\tLocation: System Board Or Motherboard\n"
+	    "\tUse: System Memory\n"
+	    "\tMaximum Capacity: 2 TB\n"
+	    "\tNumber Of Devices: 16\n"
+	    "\n"
+	    "Handle 0x0028, DMI type 16, 23 bytes\n"
+	    "Physical Memory Array\n"
+	    "\tUse: Flash Memory\n"
+	    "\tMaximum Capacity: 512 kB\n"
+	    "\tNumber Of Devices: 1\n"
+	    "\n"
+	    "Handle 0x0029, DMI type 17, 84 bytes\n"
+	    "Memory Device\n"
+	    "\tArray Handle: 0x0027\n"
+	    "\tSize: No Module Installed\n";
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+
+	learn_init(&l);
+	ck_assert_ok(learn_parse_dmi(&l, text, &err), &err);
+	ck_assert_int_eq(l.memory_slots, 16);
+	ck_assert(l.max_memory_gb == 2048);
+	learn_release(&l);
+	/* no type 16 record: each type 17 record is a socket */
+	learn_init(&l);
+	ck_assert_ok(learn_parse_dmi(&l, strstr(text, "Handle 0x0029"), &err),
+	    &err);
+	ck_assert_int_eq(l.memory_slots, 1);
+	ck_assert(isnan(l.max_memory_gb));
+	learn_release(&l);
+}
+END_TEST
+
+/*
+ * learn.sh's answer after facts.sh's: its own sections only.  SMBIOS
+ * read: its slots, not sysfs's; dmidecode refused (no root): the
+ * /sys/class/dmi/id names and the sysfs slots, and a note.
+ */
+START_TEST(test_script)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct learn	 l;
+	struct buf	 b = BUF_INIT;
+	char		*t = fixture("dmidecode-grace-slots.txt");
+
+	buf_adds(&b, "@@facts hostname\nnode-a\n@@rc 0\n@@facts end\n");
+	buf_addf(&b, "@@facts dmidecode\n%s@@rc 0\n", t);
+	buf_adds(&b, "@@facts dmi-id\nsys_vendor\tNVIDIA\n"
+	    "product_name\tGrace Test Bed\n");
+	buf_adds(&b, "@@facts pci-slots\n9\t0000:17:00\t8.0 GT/s PCIe\n"
+	    "@@facts end\n");
+	learn_init(&l);
+	ck_assert_ok(learn_parse_script(&l, b.buf, &err), &err);
+	ck_assert_uint_eq(l.nslots, 3);
+	ck_assert_str_eq(l.slots_from, "dmidecode");
+	ck_assert_str_eq(l.vendor, "NVIDIA");
+	ck_assert_str_eq(l.product, "Grace Test Bed");
+	ck_assert_uint_eq(l.notes.n, 0);
+	learn_release(&l);
+
+	buf_reset(&b);
+	buf_adds(&b, "@@facts dmidecode\n# dmidecode 3.4\n@@rc 1\n"
+	    "@@facts dmi-id\nsys_vendor\tTo Be Filled By O.E.M.\n"
+	    "product_name\t\n@@facts pci-slots\n"
+	    "9\t0000:17:00\t8.0 GT/s PCIe\n@@facts end\n");
+	learn_init(&l);
+	ck_assert_ok(learn_parse_script(&l, b.buf, &err), &err);
+	ck_assert_uint_eq(l.nslots, 1);
+	ck_assert_str_eq(l.slots_from, "sysfs");
+	ck_assert_int_eq(l.slots[0].gen, 3);
+	ck_assert_ptr_null(l.vendor);
+	ck_assert_uint_eq(l.notes.n, 2);
+	ck_assert_ptr_nonnull(strstr(l.notes.v[0], "needs root"));
+	learn_release(&l);
+
+	/* not the script's answer at all */
+	learn_init(&l);
+	ck_assert_int_ne(learn_parse_script(&l, "@@facts os-release\n",
+	    &err), 0);
+	ck_assert_int_eq(err.code, PROV_E_PARSE);
+	prov_err_release(&err);
+	learn_release(&l);
+	buf_release(&b);
+	free(t);
+}
+END_TEST
+
+/* The PSUs of the DMTF mockup's BMC in the draft, loaded back. */
+START_TEST(test_draft_psu)
+{
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct catalog		*cat = load_catalog();
+	struct redfish_inv	 inv;
+	struct learn		 l;
+	struct buf		 b = BUF_INIT, j = BUF_INIT;
+	struct yml_doc		 doc;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct cat_system	*s;
+	char			*rel = test_path(
+	    "tests/fixtures/redfish/powersupply-Bay1.json");
+
+	ck_assert_int_eq(buf_read_file(&j, rel), 0);
+	ck_assert_ok(yml_load_json(&doc, rel, j.buf, j.len, &err), &err);
+	redfish_inv_init(&inv);
+	redfish_inv_add_psu(&inv, doc.root, "PowerSubsystem");
+	redfish_inv_finish(&inv);
+	learn_init(&l);
+	learn_add_bmc(&l, &inv, "the BMC at 127.0.0.1");
+	learn_draft(&b, &l, NULL, cat, "learned-psu");
+	ck_assert_int_eq(catalog_load_buf(cat, "draft.yaml", b.buf, b.len,
+	    &errs), 0);
+	s = catalog_system(cat, "learned-psu");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->psu_count, 1);
+	ck_assert_str_eq(s->psu_inlet, "C14");
+	ck_assert_ptr_null(s->psu_redundancy);
+	ck_assert_uint_eq(s->npsu_ratings, 2);
+	ck_assert(s->psu_ratings[0].volts_min == 200 &&
+	    s->psu_ratings[0].watts == 400);
+	ck_assert_int_ge(strvec_find(&s->m.unconfirmed, "psu.inlet"), 0);
+	ck_assert_int_ge(strvec_find(&s->m.unknown, "psu.redundancy"), 0);
+	ck_assert_int_lt(strvec_find(&s->m.unknown, "psu"), 0);
+	ck_assert_ptr_nonnull(strstr(b.buf, "# PlugType IEC_60320_C14"));
+	learn_release(&l);
+	redfish_inv_release(&inv);
+	yml_doc_release(&doc);
+	prov_errs_release(&errs);
+	buf_release(&b);
+	buf_release(&j);
+	free(rel);
+	catalog_free(cat);
+}
+END_TEST
+
 static Suite *
 learn_suite(void)
 {
@@ -209,6 +354,9 @@ learn_suite(void)
 	tcase_add_test(tc, test_dmi_forms);
 	tcase_add_test(tc, test_sysfs_slots);
 	tcase_add_test(tc, test_draft_loads);
+	tcase_add_test(tc, test_dmi_memory);
+	tcase_add_test(tc, test_script);
+	tcase_add_test(tc, test_draft_psu);
 	suite_add_tcase(s, tc);
 	return s;
 }
