@@ -25,15 +25,16 @@ static void
 learn_node_bmc(struct learn *l, const struct plan *p,
     const struct plan_node *nd, const struct redfish_opts *ro)
 {
-	struct redfish_opts dflt = REDFISH_OPTS_INIT;
+	struct redfish_opts o = REDFISH_OPTS_INIT;
 	struct redfish_bmc *v = NULL;
 	struct prov_err err = PROV_ERR_INIT;
 	char *from = NULL;
 	size_t i, n = 0;
 
-	if (ro == NULL)
-		ro = &dflt;
-	dflt.action = REDFISH_INVENTORY;
+	/* the caller's timeouts and auth, always the inventory */
+	if (ro != NULL)
+		o = *ro;
+	o.action = REDFISH_INVENTORY;
 	if (redfish_bmcs_from_plan(&v, &n, p, nd->name, &err) != 0) {
 		strvec_pushf(&l->notes, "BMC: %s", err.msg);
 		goto out;
@@ -43,7 +44,7 @@ learn_node_bmc(struct learn *l, const struct plan *p,
 		    n == 1 && v[0].err.msg != NULL ? v[0].err.msg : "no entry");
 		goto out;
 	}
-	if (redfish_run(v, n, ro, &err) != 0) {
+	if (redfish_run(v, n, &o, &err) != 0) {
 		strvec_pushf(&l->notes, "BMC: %s", err.msg);
 		goto out;
 	}

@@ -105,7 +105,7 @@ void learn_add_bmc(struct learn *, const struct redfish_inv *,
 struct learn_node_opts {
 	const char *passphrase; /* the SSH key's, or NULL */
 	const char *pci_ids; /* pci.ids for names; NULL: libpci's */
-	const struct redfish_opts *redfish; /* for the BMC; NULL: defaults */
+	const struct redfish_opts *redfish; /* BMC timeouts; NULL: defaults */
 };
 
 /*
