@@ -596,6 +596,42 @@ learn_draft_gpus(struct buf *out, const struct facts *f,
 	strvec_clear(&ff);
 }
 
+/*
+ * The ports found, as comments: which are on the board and which on
+ * cards, the machine does not say, so `nics` stays for a person.
+ */
+static void
+learn_draft_nics(struct buf *out, const struct facts *f,
+    const struct catalog *cat)
+{
+	size_t i;
+
+	buf_adds(out,
+	    "    nics: []                # UNKNOWN: on-board ports "
+	    "{ model, count, network_role }\n");
+	for (i = 0; f != NULL && i < f->nnics; i++) {
+		const struct facts_nic *n = &f->nics[i];
+		const struct facts_pci *d;
+		const struct cat_nic *c = NULL;
+		char id[40];
+
+		if (n->pci_slot == NULL ||
+		    (d = facts_pci_find(f, n->pci_slot)) == NULL ||
+		    d->vendor_id < 0 || d->device_id < 0)
+			continue;
+		snprintf(id, sizeof id, "%04lx:%04lx", d->vendor_id,
+		    d->device_id);
+		if (cat != NULL)
+			c = catalog_nic_by_pci(cat, id);
+		buf_addf(out, "    #   %s at %s, %s", n->name, n->pci_slot, id);
+		if (c != NULL)
+			buf_addf(out, " (%s)", c->m.id);
+		if (n->speed_mbps > 0)
+			buf_addf(out, ", %ld Mb/s", n->speed_mbps);
+		buf_adds(out, "\n");
+	}
+}
+
 /* DIMM slots and the most memory, from SMBIOS types 16 and 17. */
 static void
 learn_draft_memory(struct buf *out, const struct learn *l,
@@ -759,9 +795,8 @@ learn_draft(struct buf *out, const struct learn *l, const struct facts *f,
 	}
 	learn_draft_memory(out, l, &unconfirmed, &unknown);
 	learn_draft_gpus(out, f, cat, &unconfirmed, &unknown);
+	learn_draft_nics(out, f, cat);
 	buf_adds(out,
-	    "    nics: []                # UNKNOWN: on-board ports "
-	    "{ model, count, network_role }\n"
 	    "    cooling: null           # UNKNOWN: air or liquid\n"
 	    "    weight_kg: null         # UNKNOWN: for rack and floor "
 	    "load\n");

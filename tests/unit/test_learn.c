@@ -158,6 +158,11 @@ START_TEST(test_draft_loads)
 	facts_pci_get(f, "0000:01:00.0")->numa_node = 0;
 	facts_pci_get(f, "0002:01:00.0")->numa_node = 1;
 	facts_pci_get(f, "0006:01:00.0")->numa_node = 1;
+	/* a port on a card: listed for a person, nics stays unknown */
+	ck_assert_ok(facts_parse_pci_sysfs(f, "0000:41:00.0\t0x020700\t"
+	    "0x15b3\t0x101b\t\t\t\t\t\t0\n", &err), &err);
+	ck_assert_ok(facts_parse_net(f, "ibp65s0\t200000\t2044\tup\t"
+	    "00:11:22:33:44:55\t0000:41:00.0\n", &err), &err);
 	learn_init(&l);
 	ck_assert_ok(learn_parse_dmi(&l, t, &err), &err);
 	learn_draft(&b, &l, f, cat, "learned-one");
@@ -177,6 +182,9 @@ START_TEST(test_draft_loads)
 	ck_assert_int_ge(strvec_find(&s->m.unknown, "psu"), 0);
 	ck_assert_int_ge(strvec_find(&s->m.unconfirmed, "slots"), 0);
 	ck_assert_ptr_nonnull(strstr(b.buf, "UNKNOWN"));
+	ck_assert_msg(strstr(b.buf, "    #   ibp65s0 at 0000:41:00.0, 15b3:101b "
+	    "(connectx-6-hdr-1p), 200000 Mb/s\n") != NULL, "%s", b.buf);
+	ck_assert_int_ge(strvec_find(&s->m.unknown, "nics"), 0);
 	learn_release(&l);
 
 	/* sysfs only: no widths, so no slot list */
