@@ -542,7 +542,7 @@ START_TEST(test_eval_gpu_node)
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(&rows, p, &vn, 1, NULL, &env, &o);
+	verify_eval(&rows, NULL, p, &vn, 1, NULL, &env, &o);
 	dump_rows(&rows);
 
 	ck_assert_str_eq(find_row(&rows, "gpu01", "hostname")->measured,
@@ -623,7 +623,7 @@ eval_mig(struct rows *rows, const char *file, const char *const *mig,
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(rows, p, &vn, 1, NULL, &env, &o);
+	verify_eval(rows, NULL, p, &vn, 1, NULL, &env, &o);
 	r = find_row(rows, "gpu01", "gpu mig instances");
 	verify_node_release(&vn);
 	plan_free(p);
@@ -712,7 +712,7 @@ START_TEST(test_eval_unreachable)
 	vn[1].error = xstrdup("auth: refused");
 	env.prom_url = "http://127.0.10.1:9090";
 	env.prom_error = "Couldn't connect to server";
-	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
+	verify_eval(&rows, NULL, p, vn, 2, &vn[0], &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "ssh");
 	ck_assert_int_eq(r->verdict, ROW_FAIL);
@@ -765,7 +765,7 @@ START_TEST(test_eval_people)
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(&rows, p, &vn, 1, &vn, &env, &o);
+	verify_eval(&rows, NULL, p, &vn, 1, &vn, &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "users");
 	ck_assert_int_eq(r->verdict, ROW_FAIL);
