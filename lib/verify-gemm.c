@@ -24,15 +24,15 @@ const struct verify_gemm_test verify_gemm_tests[VERIFY_NGEMM] = {
 /* Parsing */
 
 struct verify_gemm_worker {
-	long	 gpu, idx;
-	double	*v;
-	size_t	 n, alloc;
+	long gpu, idx;
+	double *v;
+	size_t n, alloc;
 };
 
 static int
 verify_gemm_cmp(const void *a, const void *b)
 {
-	double	x = *(const double *)a, y = *(const double *)b;
+	double	 x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -120,18 +120,20 @@ verify_parse_dcgmproftester(struct verify_gemm *g, const char *text,
 		num = xstrndup(open, (size_t)(gf - open));
 		ok = verify_is_num(str_trim(num), &v) && v >= 0;
 		if (!ok) {
-			struct prov_loc	loc = { "dcgmproftester",
-			    (unsigned)i + 1, (unsigned)(open - l) + 1 };
+			struct prov_loc loc = { "dcgmproftester",
+				(unsigned)i + 1, (unsigned)(open - l) + 1 };
 
-			prov_err_setloc(err, PROV_E_PARSE, &loc, "a worker "
-			    "reports '(250362.2 gflops)'", "'%s' is not a "
-			    "number of gflops", num);
+			prov_err_setloc(err, PROV_E_PARSE, &loc,
+			    "a worker "
+			    "reports '(250362.2 gflops)'",
+			    "'%s' is not a "
+			    "number of gflops",
+			    num);
 			free(num);
 			goto out;
 		}
 		free(num);
-		if (verify_gemm_worker_id(l, &gpu, &idx, &field) &&
-		    field >= 0)
+		if (verify_gemm_worker_id(l, &gpu, &idx, &field) && field >= 0)
 			g->field = field;
 		for (j = 0; j < nw; j++)
 			if (w[j].gpu == gpu && w[j].idx == idx)
@@ -144,14 +146,15 @@ verify_parse_dcgmproftester(struct verify_gemm *g, const char *text,
 			nw++;
 		}
 		ALLOC_GROW(w[j].v, w[j].n + 1, w[j].alloc);
-		w[j].v[w[j].n++] = v / 1000;	/* TFLOPS */
+		w[j].v[w[j].n++] = v / 1000; /* TFLOPS */
 	}
 	if (nw == 0) {
 		if (failed != NULL)
 			prov_err_parse(err, "dcgmproftester", "%s",
 			    str_trim((char *)failed));
 		else
-			prov_err_parse(err, "dcgmproftester", "no worker "
+			prov_err_parse(err, "dcgmproftester",
+			    "no worker "
 			    "reported its throughput ('(N gflops)'): only "
 			    "-t 1004, and -t 1006/1007/1008 with --cublas, "
 			    "run a GEMM");
@@ -215,7 +218,8 @@ verify_gemm_tool(const struct verify_node *vn)
 	strvec_split_lines(&l, s->body);
 	if (l.n > 0 && *str_trim(l.v[0]) != '\0')
 		r = l.n > 1 && *str_trim(l.v[1]) != '\0' ?
-		    xasprintf("%s (%s)", l.v[0], l.v[1]) : xstrdup(l.v[0]);
+		    xasprintf("%s (%s)", l.v[0], l.v[1]) :
+		    xstrdup(l.v[0]);
 	strvec_clear(&l);
 	return r;
 }
@@ -226,12 +230,13 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 {
 	const struct verify_gemm_test	*gt = &verify_gemm_tests[t];
 	struct verify_gemm		*g = xcalloc(c->n + 1, sizeof *g);
-	struct verify_measured_gemm	*m = c->meas != NULL ?
-					    &c->meas->gemm[t] : NULL;
+	struct verify_measured_gemm	*m = NULL;
 	char				 what[32];
 	double				*all = NULL, median = NAN, low = NAN;
 	size_t				 i, k, nall = 0, aall = 0;
 
+	if (c->meas != NULL)
+		m = &c->meas->gemm[t];
 	snprintf(what, sizeof what, "gemm %s", gt->prec);
 	for (i = 0; i < c->n; i++) {
 		const struct verify_node	*vn = &c->nodes[i];
@@ -239,7 +244,7 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 		struct prov_err			 err = PROV_ERR_INIT;
 		char				 sec[32], *l;
 
-		g[i].field = -2;	/* not measured */
+		g[i].field = -2; /* not measured */
 		if (verify_gpus(vn->pn) == 0 || !vn->reached)
 			continue;
 		if (m != NULL)
@@ -250,9 +255,10 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 			verify_row(c, ROW_SKIP, vn->pn->name, what, NULL, NULL,
 			    "not gathered");
 			if (c->meas != NULL)
-				strvec_pushf(&c->meas->missing, "%s GEMM on "
-				    "%s: not gathered", gt->prec,
-				    vn->pn->name);
+				strvec_pushf(&c->meas->missing,
+				    "%s GEMM on "
+				    "%s: not gathered",
+				    gt->prec, vn->pn->name);
 			continue;
 		}
 		if (s->rc == 127) {
@@ -260,18 +266,21 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 			verify_row(c, ROW_SKIP, vn->pn->name, what, NULL, NULL,
 			    "%s", l);
 			if (c->meas != NULL)
-				strvec_pushf(&c->meas->missing, "%s GEMM on "
-				    "%s: %s", gt->prec, vn->pn->name, l);
+				strvec_pushf(&c->meas->missing,
+				    "%s GEMM on "
+				    "%s: %s",
+				    gt->prec, vn->pn->name, l);
 			free(l);
 			continue;
 		}
 		if (verify_parse_dcgmproftester(&g[i], s->body, &err) != 0) {
 			verify_row(c, ROW_FAIL, vn->pn->name, what, NULL, NULL,
-			    "dcgmproftester -t %ld (exit %ld): %s", gt->field,
-			    s->rc, err.msg);
+			    "%s (-t %ld, exit %ld)", err.msg, gt->field, s->rc);
 			if (c->meas != NULL)
-				strvec_pushf(&c->meas->missing, "%s GEMM on "
-				    "%s: %s", gt->prec, vn->pn->name, err.msg);
+				strvec_pushf(&c->meas->missing,
+				    "%s GEMM on "
+				    "%s: %s",
+				    gt->prec, vn->pn->name, err.msg);
 			prov_err_release(&err);
 			g[i].field = -2;
 			continue;
@@ -292,11 +301,9 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 	}
 	for (i = 0; i < c->n; i++) {
 		const struct plan_node	*pn = c->nodes[i].pn;
-		const struct cat_gpu	*cg = pn->hw != NULL ? pn->hw->gpu_cat :
-					    NULL;
+		const struct cat_gpu	*cg = NULL;
 		const struct verify_sec	*s;
-		double			 peak = verify_gemm_peak(cg, gt->prec);
-		double			 lo = INFINITY, hi = 0;
+		double			 peak, lo = INFINITY, hi = 0;
 		struct buf		 why = BUF_INIT;
 		enum row_verdict	 v = ROW_OK;
 		char			 exp[160], got[160], sec[32];
@@ -304,8 +311,11 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 
 		if (g[i].field == -2)
 			continue;
+		if (pn->hw != NULL)
+			cg = pn->hw->gpu_cat;
+		peak = verify_gemm_peak(cg, gt->prec);
 		for (k = 0; k < g[i].n; k++) {
-			double	x = g[i].gpus[k].tflops;
+			double	 x = g[i].gpus[k].tflops;
 
 			lo = x < lo ? x : lo;
 			hi = x > hi ? x : hi;
@@ -324,26 +334,31 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 			snprintf(exp, sizeof exp, "no catalog %s_tflops",
 			    gt->prec);
 			v = ROW_SKIP;
-			buf_addf(&why, "the catalog has no %s peak for %s: "
-			    "recorded, not graded", gt->prec, cg != NULL ?
-			    cg->m.id : "this GPU");
+			buf_addf(&why,
+			    "the catalog has no %s peak for %s: "
+			    "recorded, not graded",
+			    gt->prec, cg != NULL ? cg->m.id : "this GPU");
 		} else {
-			double	ratio = lo / peak;
+			double	 ratio = lo / peak;
 
-			snprintf(exp, sizeof exp, ">= %.0f%% of %g TFLOPS "
-			    "(catalog %s %s_tflops)", VERIFY_GEMM_OK * 100,
-			    peak, cg->m.id, gt->prec);
+			snprintf(exp, sizeof exp,
+			    ">= %.0f%% of %g TFLOPS "
+			    "(catalog %s %s_tflops)",
+			    VERIFY_GEMM_OK * 100, peak, cg->m.id, gt->prec);
 			snprintf(got + strlen(got), sizeof got - strlen(got),
 			    " (%.2f of peak)", ratio);
 			if (ratio < VERIFY_GEMM_WARN) {
 				v = ROW_FAIL;
-				buf_addf(&why, "below %.0f%% of the datasheet: a "
+				buf_addf(&why,
+				    "below %.0f%% of the datasheet: a "
 				    "GPU this slow is broken or held back "
 				    "(clocks, power cap, heat: nvidia-smi -q "
-				    "-d PERFORMANCE)", VERIFY_GEMM_WARN * 100);
+				    "-d PERFORMANCE)",
+				    VERIFY_GEMM_WARN * 100);
 			} else if (ratio < VERIFY_GEMM_OK) {
 				v = ROW_WARN;
-				buf_addf(&why, "below %.0f%% of the datasheet: "
+				buf_addf(&why,
+				    "below %.0f%% of the datasheet: "
 				    "throttled? (nvidia-smi -q -d PERFORMANCE)",
 				    VERIFY_GEMM_OK * 100);
 			}
@@ -351,10 +366,12 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 		if (nslow > 0) {
 			if (v == ROW_OK)
 				v = ROW_WARN;
-			buf_addf(&why, "%sGPU %ld%s below %.0f%% of the "
+			buf_addf(&why,
+			    "%sGPU %ld%s below %.0f%% of the "
 			    "cluster's median %.1f TFLOPS: a straggler paces "
-			    "every synchronous step", why.len ? "; " : "",
-			    slow, nslow > 1 ? " and others" : "",
+			    "every synchronous step",
+			    why.len ? "; " : "", slow,
+			    nslow > 1 ? " and others" : "",
 			    VERIFY_GEMM_PEER * 100, median);
 		}
 		if ((long)g[i].n < verify_gpus(pn) && g[i].gpus[0].gpu >= 0) {
@@ -369,11 +386,12 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 			if (v == ROW_OK)
 				v = ROW_WARN;
 			buf_addf(&why, "%sdcgmproftester exited %ld%s",
-			    why.len ? "; " : "", s->rc, s->rc == 124 ?
-			    " (timed out)" : "");
+			    why.len ? "; " : "", s->rc,
+			    s->rc == 124 ? " (timed out)" : "");
 		}
 		if (why.len == 0)
-			buf_addf(&why, "dcgmproftester -t %ld%s%s, every GPU "
+			buf_addf(&why,
+			    "dcgmproftester -t %ld%s%s, every GPU "
 			    "at once: the median of each GPU's reports",
 			    gt->field, *gt->args ? " " : "", gt->args);
 		verify_row(c, v, pn->name, what, exp, got, "%s", why.buf);
@@ -386,11 +404,10 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 	if (m != NULL && nall > 0) {
 		m->tflops = low;
 		if (c->meas->gemm_tool == NULL)
-			for (i = 0; i < c->n && c->meas->gemm_tool == NULL;
-			    i++)
+			for (i = 0; i < c->n && c->meas->gemm_tool == NULL; i++)
 				if (g[i].field != -2)
-					c->meas->gemm_tool =
-					    verify_gemm_tool(&c->nodes[i]);
+					c->meas->gemm_tool = verify_gemm_tool(
+					    &c->nodes[i]);
 	}
 	for (i = 0; i < c->n; i++)
 		verify_gemm_release(&g[i]);
@@ -401,7 +418,7 @@ verify_eval_gemm_test(struct verify_ctx *c, size_t t)
 void
 verify_eval_gemm(struct verify_ctx *c)
 {
-	size_t	t;
+	size_t	 t;
 
 	if (!c->o->burn_in)
 		return;

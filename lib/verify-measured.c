@@ -19,7 +19,7 @@
 void
 verify_measured_init(struct verify_measured *m)
 {
-	size_t	t;
+	size_t	 t;
 
 	memset(m, 0, sizeof *m);
 	m->busbw = NAN;
@@ -35,7 +35,7 @@ verify_measured_init(struct verify_measured *m)
 void
 verify_measured_release(struct verify_measured *m)
 {
-	size_t	t;
+	size_t	 t;
 
 	if (m == NULL)
 		return;
@@ -51,7 +51,7 @@ verify_measured_release(struct verify_measured *m)
 int
 verify_measured_any(const struct verify_measured *m)
 {
-	size_t	t;
+	size_t	 t;
 
 	if (!isnan(m->busbw))
 		return 1;
@@ -64,7 +64,7 @@ verify_measured_any(const struct verify_measured *m)
 int
 verify_measured_partial(const struct verify_measured *m)
 {
-	size_t	t;
+	size_t	 t;
 
 	if (m->missing.n > 0)
 		return 1;
@@ -81,7 +81,7 @@ static void
 verify_measured_list(struct json_writer *jw, const char *key,
     const struct strvec *v)
 {
-	size_t	i;
+	size_t	 i;
 
 	json_array_begin(jw, key, 0);
 	for (i = 0; i < v->n; i++)
@@ -92,18 +92,18 @@ verify_measured_list(struct json_writer *jw, const char *key,
 void
 verify_measured_json(struct buf *b, const struct verify_measured *m)
 {
-	struct json_writer	jw;
-	size_t			t;
-	int			gemm = 0;
+	struct json_writer	 jw;
+	size_t			 t;
+	int			 gemm = 0;
 
 	json_init(&jw, b);
 	json_object_begin(&jw, NULL, JSON_LINES);
 	json_int(&jw, "version", 1);
 	json_str(&jw, "written_by", "provision verify --burn-in");
 	if (m->at > 0) {
-		time_t		tt = (time_t)m->at;
-		struct tm	tm;
-		char		at[32];
+		time_t		 tt = (time_t)m->at;
+		struct tm	 tm;
+		char		 at[32];
 
 		if (gmtime_r(&tt, &tm) != NULL &&
 		    strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0)
@@ -123,8 +123,8 @@ verify_measured_json(struct buf *b, const struct verify_measured *m)
 	for (t = 0; t < VERIFY_NGEMM; t++)
 		gemm |= !isnan(m->gemm[t].tflops);
 	if (gemm) {
-		struct strvec	nodes = STRVEC_INIT;
-		size_t		i;
+		struct strvec	 nodes = STRVEC_INIT;
+		size_t		 i;
 
 		json_object_begin(&jw, "gemm_tflops", 0);
 		for (t = 0; t < VERIFY_NGEMM; t++)
@@ -146,8 +146,8 @@ verify_measured_json(struct buf *b, const struct verify_measured *m)
 					    m->gemm[t].nodes.v[i]);
 		verify_measured_list(&jw, "gemm_nodes", &nodes);
 		strvec_clear(&nodes);
-		json_str(&jw, "gemm_tool", m->gemm_tool != NULL ?
-		    m->gemm_tool : "dcgmproftester");
+		json_str(&jw, "gemm_tool",
+		    m->gemm_tool != NULL ? m->gemm_tool : "dcgmproftester");
 	}
 	json_end(&jw);
 	json_finish(&jw);
@@ -157,8 +157,8 @@ int
 verify_measured_write(const struct verify_measured *m, const char *path,
     struct prov_err *err)
 {
-	struct buf	b = BUF_INIT;
-	int		r = 0;
+	struct buf	 b = BUF_INIT;
+	int		 r = 0;
 
 	verify_measured_json(&b, m);
 	/* 0644: figures and node names, nothing secret. */
