@@ -1167,6 +1167,76 @@ START_TEST(test_script_runs_here)
 END_TEST
 
 
+/*
+ * A GPU node's burn-in script run here, where DCGM is not installed: the
+ * GEMM sections say so (rc 127), the rows are skips, nothing is measured.
+ */
+START_TEST(test_script_burnin_here)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct plan_node	*sel[1];
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_measured	 m;
+	struct verify_node	 vn;
+	struct rows		 rows = ROWS_INIT;
+	struct buf		 b = BUF_INIT, out = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			 path[] = "/tmp/test-verify.XXXXXX";
+	char			 chunk[4096];
+	char			*cmd;
+	const struct verify_sec	*s;
+	FILE			*fp;
+	size_t			 n;
+	int			 fd;
+
+	if (system("command -v dcgmproftester12 >/dev/null 2>&1 || "
+	    "command -v dcgmproftester13 >/dev/null 2>&1 || "
+	    "command -v dcgmproftester11 >/dev/null 2>&1") == 0)
+		return;	/* DCGM here: this test is about its absence */
+	sel[0] = plan_node(p, "gpu01");
+	o.burn_in = 1;
+	verify_script(&b, p, sel[0], sel, 1, &o);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&out, chunk, n);
+	pclose(fp);
+	unlink(path);
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = sel[0];
+	ck_assert_ok(verify_node_parse(&vn, out.buf, &err), &err);
+	vn.reached = 1;
+	ck_assert_int_eq(verify_node_sec(&vn, "gemm-tool")->rc, 127);
+	s = verify_node_sec(&vn, "gemm-fp16");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->rc, 127);
+	ck_assert(str_starts(s->body, "dcgmproftester not installed"));
+	ck_assert_int_eq(verify_node_sec(&vn, "gemm-fp64")->rc, 127);
+	verify_measured_init(&m);
+	verify_eval(&rows, &m, p, &vn, 1, NULL, &env, &o);
+	dump_rows(&rows);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gemm fp16")->verdict,
+	    ROW_SKIP);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gemm fp64")->verdict,
+	    ROW_SKIP);
+	ck_assert(!verify_measured_any(&m));
+	verify_measured_release(&m);
+	rows_release(&rows);
+	verify_node_release(&vn);
+	buf_release(&b);
+	buf_release(&out);
+	free(cmd);
+	plan_free(p);
+}
+END_TEST
+
 /* Every node of every example gets a script sh can read, burn-in too. */
 START_TEST(test_script_syntax_examples)
 {
@@ -1356,6 +1426,7 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_unreachable);
 	tcase_add_test(tc, test_eval_people);
 	tcase_add_test(tc, test_script_runs_here);
+	tcase_add_test(tc, test_script_burnin_here);
 	tcase_add_test(tc, test_script_syntax_examples);
 	tcase_add_test(tc, test_script_no_partitions);
 	tcase_set_timeout(tc, 60);
