@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "facts.h"
+#include "fs.h"
 #include "row.h"
 #include "verify.h"
 
@@ -47,7 +48,8 @@ static const struct opt_spec verify_opts_spec[] = {
 	{ "nodes", 'n', OPT_STR, offsetof(struct verify_cmd_opts, nodes),
 	  "NODESET", "only these nodes (hostlist, e.g. gpu[01-04])" },
 	{ "burn-in", 0, OPT_BOOL, offsetof(struct verify_cmd_opts, burn_in),
-	  NULL, "also run dcgmi diag -r 2 and nccl-tests all_reduce_perf" },
+	  NULL, "also run dcgmi diag -r 2, dcgmproftester's GEMM and nccl-tests "
+	  "all_reduce_perf; write what they measured for estimate" },
 	{ "forks", 0, OPT_LONG, offsetof(struct verify_cmd_opts, forks), "N",
 	  "nodes at once (default: the plan's ssh.forks)" },
 	{ "job-timeout", 0, OPT_LONG, offsetof(struct verify_cmd_opts,
@@ -73,12 +75,63 @@ const struct cmd_entry cmd_verify_entry = {
 	.exec = cmd_verify_exec,
 };
 
+/*
+ * --burn-in: write what the tools measured to the state folder beside the
+ * plan, where estimate reads it; say so, or say why nothing was written.
+ */
+static void
+cmd_verify_measured(struct cmd_ctx *ctx, const struct verify_measured *m,
+    FILE *to)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct buf	 why = BUF_INIT;
+	char		*dir = NULL, *path = NULL;
+	size_t		 i, t;
+	long		 planned = m->planned;
+
+	for (t = 0; t < VERIFY_NGEMM; t++)
+		if (m->gemm[t].planned > planned)
+			planned = m->gemm[t].planned;
+	for (i = 0; i < m->missing.n && i < 3; i++)
+		buf_addf(&why, "%s%s", i ? "; " : "", m->missing.v[i]);
+	if (m->missing.n > 3)
+		buf_addf(&why, "; and %zu more", m->missing.n - 3);
+	if (!verify_measured_any(m)) {
+		if (planned == 0)
+			fprintf(to, "burn-in: the plan gives the nodes verified "
+			    "no GPU: nothing to measure\n");
+		else
+			fprintf(to, "burn-in measured nothing: no measured.json "
+			    "written (%s)\n", why.len ? why.buf :
+			    "no tool printed a figure");
+		goto out;
+	}
+	dir = xasprintf("%s/.provision/%s", ctx->plan->dir,
+	    ctx->plan->cluster);
+	path = xasprintf("%s/measured.json", dir);
+	if (fs_mkdirs(dir, 0700, &err) != 0 ||
+	    verify_measured_write(m, path, &err) != 0) {
+		cmd_error(ctx, &err);
+		goto out;
+	}
+	fprintf(to, "burn-in figures written to %s for estimate%s%s%s\n", path,
+	    verify_measured_partial(m) ? " (partial: " : "",
+	    verify_measured_partial(m) ? (why.len ? why.buf : "fewer GPUs "
+	    "than planned") : "", verify_measured_partial(m) ? ")" : "");
+out:
+	buf_release(&why);
+	free(dir);
+	free(path);
+	prov_err_release(&err);
+}
+
 static int
 cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
 	struct verify_cmd_opts	*o = optsp;
 	struct verify_opts	 vo = VERIFY_OPTS_INIT;
 	struct verify_stats	 st;
+	struct verify_measured	 meas;
 	struct rows		 rows = ROWS_INIT;
 	struct cmd_rows_view	 view = { "NODE", "CHECK", "FOUND",
 				    "EXPECTED", NULL, 0 };
@@ -91,6 +144,7 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	if (argc > 0)
 		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected "
 		    "argument '%s'", argv[0]);
+	verify_measured_init(&meas);
 	vo.burn_in = o->burn_in;
 	vo.nodes = o->nodes;
 	vo.forks = o->forks;
@@ -100,7 +154,8 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	vo.prometheus_url = o->prometheus;
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		vo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
-	if (verify_run(&rows, &st, ctx->plan, &vo, &notes, &err) != 0) {
+	if (verify_run(&rows, &st, &meas, ctx->plan, &vo, &notes, &err) !=
+	    0) {
 		cmd_error(ctx, &err);
 		goto out;
 	}
@@ -128,6 +183,8 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    rows_count(&rows, ROW_FAIL),
 		    rows_count(&rows, ROW_SKIP));
 	}
+	if (o->burn_in && st.reached > 0)
+		cmd_verify_measured(ctx, &meas, o->json ? ctx->err : ctx->out);
 	nfail = rows_count(&rows, ROW_FAIL);
 	if (st.reached == 0) {
 		cmd_errorf(ctx, "no node answered");
@@ -135,6 +192,7 @@ cmd_verify_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	} else
 		r = nfail > 0 ? PROV_EXIT_FAIL : PROV_EXIT_OK;
 out:
+	verify_measured_release(&meas);
 	buf_release(&b);
 	rows_release(&rows);
 	strvec_clear(&notes);

@@ -518,10 +518,22 @@ static const struct schema_field estimate_measured_fields[] = {
 	  SCHEMA_REQUIRED, NULL, NULL, 1, 1 },
 	MEAS("written_by", SCHEMA_STR, written_by, 1, 0),
 	MEAS("at", SCHEMA_STR, at, 1, 0),
+	MEAS("partial", SCHEMA_BOOL, partial, 1, 0),
+	{ "missing", SCHEMA_TEXT, offsetof(struct estimate_measured, missing),
+	  SCHEMA_LIST, NULL, NULL, 1, 0 },
 	MEAS("allreduce_busbw_gbs", SCHEMA_NUM, allreduce_busbw_gbs, 1e-3, 1e6),
 	MEAS("allreduce_gpus", SCHEMA_INT, allreduce_gpus, 2, 1e9),
+	MEAS("allreduce_bytes", SCHEMA_NUM, allreduce_bytes, 1, 1e15),
+	{ "allreduce_nodes", SCHEMA_TEXT, offsetof(struct estimate_measured,
+	  allreduce_nodes), SCHEMA_LIST, NULL, NULL, 1, 0 },
+	MEAS("allreduce_tool", SCHEMA_TEXT, allreduce_tool, 1, 0),
 	{ "gemm_tflops", SCHEMA_OBJ, offsetof(struct estimate_measured,
 	  gemm_tflops), 0, NULL, estimate_gemm_fields, 1, 0 },
+	{ "gemm_gpus", SCHEMA_OBJ, offsetof(struct estimate_measured,
+	  gemm_gpus), 0, NULL, estimate_gemm_fields, 1, 0 },
+	{ "gemm_nodes", SCHEMA_TEXT, offsetof(struct estimate_measured,
+	  gemm_nodes), SCHEMA_LIST, NULL, NULL, 1, 0 },
+	MEAS("gemm_tool", SCHEMA_TEXT, gemm_tool, 1, 0),
 	{ NULL, SCHEMA_END, 0, 0, NULL, NULL, 1, 0 }
 };
 
@@ -536,10 +548,14 @@ estimate_measured_load(struct estimate_measured *out, const char *path,
 
 	memset(out, 0, sizeof *out);
 	out->file = path;
+	out->missing = (struct strvec)STRVEC_INIT;
+	out->allreduce_nodes = (struct strvec)STRVEC_INIT;
+	out->gemm_nodes = (struct strvec)STRVEC_INIT;
 	out->allreduce_busbw_gbs = NAN;
+	out->allreduce_bytes = NAN;
 	out->allreduce_gpus = -1;
 	for (i = 0; i < ESTIMATE_NPREC; i++)
-		out->gemm_tflops[i] = NAN;
+		out->gemm_tflops[i] = out->gemm_gpus[i] = NAN;
 	yml_doc_init(&out->doc);
 	if (buf_read_file(&b, path) != 0) {
 		struct prov_loc	loc = { NULL, 0, 0 };
@@ -569,8 +585,12 @@ out:
 void
 estimate_measured_release(struct estimate_measured *m)
 {
-	if (m != NULL)
-		yml_doc_release(&m->doc);
+	if (m == NULL)
+		return;
+	strvec_clear(&m->missing);
+	strvec_clear(&m->allreduce_nodes);
+	strvec_clear(&m->gemm_nodes);
+	yml_doc_release(&m->doc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -946,6 +966,16 @@ estimate_rows_model(struct estimate_ctx *c)
 	free(src);
 }
 
+/* ", by WHO, at WHEN (partial: ...)": who measured, as the file says. */
+static char *
+estimate_measured_by(const struct estimate_measured *me)
+{
+	return xasprintf("%s%s%s%s%s", me->written_by ? ", by " : "",
+	    me->written_by ? me->written_by : "", me->at ? ", at " : "",
+	    me->at ? me->at : "", me->partial ? " (partial: see its "
+	    "'missing')" : "");
+}
+
 /* Peak per GPU: the measured GEMM figure, else the catalog's. */
 static char *
 estimate_peak(struct estimate_ctx *c, double *peak)
@@ -954,22 +984,38 @@ estimate_peak(struct estimate_ctx *c, double *peak)
 	const struct cat_gpu		*g = c->hw.gpu;
 	enum estimate_prec		 pr = c->out->prec;
 	const char			*field = estimate_prec_fields[pr - 1];
-	char				*src, *how;
+	char				*src, *how, *by;
+	struct buf			 other = BUF_INIT;
+	size_t				 i;
 
 	if (me != NULL && !isnan(me->gemm_tflops[pr])) {
 		*peak = me->gemm_tflops[pr];
-		return xasprintf("measured: %s gemm_tflops.%s%s%s%s%s; the "
-		    "catalog says %s", me->file, estimate_prec_name(pr),
-		    me->written_by ? ", by " : "", me->written_by ?
-		    me->written_by : "", me->at ? ", at " : "",
-		    me->at ? me->at : "",
+		by = estimate_measured_by(me);
+		how = xasprintf("measured: %s gemm_tflops.%s%s; the catalog "
+		    "says %s", me->file, estimate_prec_name(pr), by,
 		    estimate_sig(estimate_peak_tflops(g, pr)).s);
+		free(by);
+		return how;
 	}
+	/* Measured at other precisions only: say so, use none of them. */
+	for (i = 1; me != NULL && i < ESTIMATE_NPREC; i++)
+		if (!isnan(me->gemm_tflops[i]))
+			buf_addf(&other, "%s%s", other.len ? ", " : "",
+			    estimate_prec_name((enum estimate_prec)i));
 	*peak = estimate_peak_tflops(g, pr);
 	src = estimate_sources(&g->m);
-	how = xasprintf("datasheet: catalog %s %s%s%s", g->m.id, field,
+	how = xasprintf("datasheet: catalog %s %s%s%s%s%s%s%s", g->m.id, field,
 	    strvec_find(&g->m.unconfirmed, field) >= 0 ? " (unconfirmed)" : "",
-	    src);
+	    src, other.len ? "; " : "", other.len ? me->file : "",
+	    other.len ? " has GEMM figures for " : "", other.len ? other.buf :
+	    "");
+	if (other.len) {
+		char	*t = xasprintf("%s only (--precision to use one)", how);
+
+		free(how);
+		how = t;
+	}
+	buf_release(&other);
 	free(src);
 	return how;
 }
@@ -1245,7 +1291,7 @@ estimate_rows_network(struct estimate_ctx *c)
 	struct estimate_result		*r = c->out;
 	double				 grad, backward, t;
 	long				 k, nd;
-	char				*how, *tsub;
+	char				*how, *tsub, *by;
 
 	tsub = xasprintf("t=%ld", r->tp);
 	row = estimate_row(c, r->tp <= e->domain ? ROW_OK : ROW_WARN, "network",
@@ -1280,11 +1326,10 @@ estimate_rows_network(struct estimate_ctx *c)
 	nd = (r->dp + k - 1) / k;
 	if (me != NULL && !isnan(me->allreduce_busbw_gbs)) {
 		t = estimate_allreduce_s(grad, r->dp, me->allreduce_busbw_gbs);
-		how = xasprintf("measured bus bandwidth %s GB/s: %s%s%s%s%s",
-		    estimate_sig(me->allreduce_busbw_gbs).s, me->file,
-		    me->written_by ? ", by " : "", me->written_by ?
-		    me->written_by : "", me->at ? ", at " : "", me->at ?
-		    me->at : "");
+		by = estimate_measured_by(me);
+		how = xasprintf("measured bus bandwidth %s GB/s: %s%s",
+		    estimate_sig(me->allreduce_busbw_gbs).s, me->file, by);
+		free(by);
 	} else if (nd > 1 && e->fabric_gbs <= 0) {
 		row = estimate_row(c, ROW_WARN, "network",
 		    "gradient all-reduce");

@@ -29,6 +29,7 @@
 #include "check.h"
 #include "err.h"
 #include "row.h"
+#include "strvec.h"
 #include "yml.h"
 
 struct catalog;
@@ -111,15 +112,27 @@ const char *estimate_recompute_name(enum estimate_recompute);
  *	  "allreduce_busbw_gbs": 185.0, "allreduce_gpus": 32,
  *	  "gemm_tflops": { "bf16": 280.0, "fp8": 560.0 } }
  *
- * Unknown keys and bad values are located errors.  NAN / -1: not given.
+ * plus, as verify --burn-in writes them, "partial" and "missing" (what
+ * was not measured), who ran the all-reduce and the GEMM and with which
+ * tool (allreduce_bytes, allreduce_nodes, allreduce_tool, gemm_gpus,
+ * gemm_nodes, gemm_tool).  Unknown keys and bad values are located
+ * errors.  NAN / -1: not given.
  */
 struct estimate_measured {
 	const char	*file;
 	long		 version;	/* 1 */
 	const char	*written_by, *at;
+	int		 partial;	/* some figure was not measured */
+	struct strvec	 missing;	/* what, and why */
 	double		 allreduce_busbw_gbs;
 	long		 allreduce_gpus;
+	double		 allreduce_bytes;
+	struct strvec	 allreduce_nodes;
+	const char	*allreduce_tool;
 	double		 gemm_tflops[ESTIMATE_NPREC];
+	double		 gemm_gpus[ESTIMATE_NPREC];
+	struct strvec	 gemm_nodes;
+	const char	*gemm_tool;
 	struct yml_doc	 doc;		/* the strings above live here */
 };
 

@@ -1263,8 +1263,9 @@ verify_eval_prepare(struct verify_ctx *c)
 }
 
 void
-verify_eval(struct rows *out, const struct plan *p,
-    struct verify_node *nodes, size_t n, const struct verify_node *head,
+verify_eval(struct rows *out, struct verify_measured *meas,
+    const struct plan *p, struct verify_node *nodes, size_t n,
+    const struct verify_node *head,
     const struct verify_env *env, const struct verify_opts *o)
 {
 	struct verify_ctx	c;
@@ -1273,6 +1274,7 @@ verify_eval(struct rows *out, const struct plan *p,
 	memset(&c, 0, sizeof c);
 	c.p = p;
 	c.out = out;
+	c.meas = meas;
 	c.o = o;
 	c.env = env;
 	c.head = head;
@@ -1312,6 +1314,9 @@ verify_eval(struct rows *out, const struct plan *p,
 			verify_eval_dcgm(&c, i);
 	}
 	verify_eval_nccl(&c);
+	verify_eval_gemm(&c);
+	if (meas != NULL && o->burn_in)
+		meas->at = env->t1;
 
 	for (i = 0; i < n; i++)
 		verify_nd_release(&c.nd[i]);

@@ -1,7 +1,8 @@
 /*
  * verify-int.h: what the parts of verify share (verify.c gathers,
  * verify-parse.c reads the tools' output, verify-script.c writes what
- * runs on a node, verify-eval.c and verify-services.c judge).  Private to
+ * runs on a node, verify-eval.c, verify-services.c and verify-gemm.c
+ * judge, verify-measured.c keeps the burn-in's figures for estimate).  Private to
  * lib/verify*.c; the API is verify.h.
  */
 #ifndef PROV_VERIFY_INT_H
@@ -20,6 +21,7 @@ struct verify_daemon {
 struct verify_ctx {
 	const struct plan		*p;
 	struct rows			*out;
+	struct verify_measured		*meas;	/* burn-in figures, or NULL */
 	const struct verify_opts	*o;
 	const struct verify_env		*env;
 	const struct verify_node	*head;
@@ -60,6 +62,8 @@ void	verify_eval_k8s(struct verify_ctx *c, size_t k);
 void	verify_eval_prom(struct verify_ctx *c, size_t k);
 void	verify_eval_dcgm(struct verify_ctx *c, size_t k);
 void	verify_eval_nccl(struct verify_ctx *c);
+/* dcgmproftester's GEMM throughput on every GPU node (verify-gemm.c). */
+void	verify_eval_gemm(struct verify_ctx *c);
 /* users' ids, accounting and teams (head), logs (log server). */
 void	verify_eval_people(struct verify_ctx *c, size_t k);
 

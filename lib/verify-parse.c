@@ -979,10 +979,12 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 	size_t		i;
 	int		rc = -1, header = 0;
 
+	memset(r, 0, sizeof *r);
+	r->hosts = (struct strvec)STRVEC_INIT;
 	r->avg_busbw = -1;
 	r->peak_busbw = -1;
+	r->peak_bytes = -1;
 	r->wrong = -1;
-	r->sizes = 0;
 	strvec_split_lines(&lines, text);
 	for (i = 0; i < lines.n; i++) {
 		char	*l = str_trim(lines.v[i]);
@@ -991,9 +993,25 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 
 		if (str_starts(l, "#")) {
 			const char	*p = strstr(l, "Avg bus bandwidth");
+			size_t		 k;
 
 			if (strstr(l, "busbw") != NULL)
 				header = 1;
+			if (strstr(l, "nccl-tests version") != NULL &&
+			    r->version == NULL)
+				r->version = xstrdup(str_trim(l + 1));
+			/* "#  Rank  3 Group  0 Pid 6902 on gpu01 device  3" */
+			strvec_clear(&w);
+			verify_words(&w, l + 1);
+			for (k = 1; w.n > 3 && strcmp(w.v[0], "Rank") == 0 &&
+			    k + 1 < w.n; k++) {
+				if (strcmp(w.v[k], "on") != 0)
+					continue;
+				r->ranks++;
+				if (strvec_find(&r->hosts, w.v[k + 1]) < 0)
+					strvec_push(&r->hosts, w.v[k + 1]);
+				break;
+			}
 			if (p != NULL && (p = strchr(p, ':')) != NULL) {
 				double	v;
 				char	*t = xstrdup(p + 1);
@@ -1014,10 +1032,10 @@ verify_parse_nccl(struct verify_nccl *r, const char *text,
 		    !verify_is_num(w.v[n - 2], &bw_in))
 			continue;
 		r->sizes++;
-		if (bw_out > r->peak_busbw)
-			r->peak_busbw = bw_out;
-		if (bw_in > r->peak_busbw)
-			r->peak_busbw = bw_in;
+		if (bw_out > r->peak_busbw || bw_in > r->peak_busbw) {
+			r->peak_busbw = bw_out > bw_in ? bw_out : bw_in;
+			r->peak_bytes = size;
+		}
 		if (verify_is_num(w.v[n - 5], &wr))
 			r->wrong = (r->wrong < 0 ? 0 : r->wrong) + (long)wr;
 		if (verify_is_num(w.v[n - 1], &wr))
@@ -1032,6 +1050,16 @@ out:
 	strvec_clear(&w);
 	strvec_clear(&lines);
 	return rc;
+}
+
+void
+verify_nccl_release(struct verify_nccl *r)
+{
+	if (r == NULL)
+		return;
+	strvec_clear(&r->hosts);
+	free(r->version);
+	r->version = NULL;
 }
 
 void

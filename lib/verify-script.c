@@ -174,6 +174,13 @@ verify_script(struct buf *b, const struct plan *p, const struct plan_node *node,
 	buf_addf(b, "V_K8S=%d\n", on_head && verify_is_k8s(p));
 	buf_addf(b, "V_NCCL=%d\n", on_head && o->burn_in);
 	buf_addf(b, "V_DCGM=%d\n", o->burn_in && gpus > 0);
+	buf_addf(b, "V_GEMM=%d\nVGT=%d\n", o->burn_in && gpus > 0,
+	    VERIFY_GEMM_SECONDS);
+	buf_adds(b, "v_gemm_tests() {\n");
+	for (i = 0; i < VERIFY_NGEMM; i++)
+		buf_addf(b, "\tvg %s %ld %s\n", verify_gemm_tests[i].prec,
+		    verify_gemm_tests[i].field, verify_gemm_tests[i].args);
+	buf_adds(b, "}\n");
 	buf_addf(b, "VJT=%ld\n", o->job_timeout_s > 0 ? o->job_timeout_s : 60);
 	verify_script_people(b, p, node);
 	verify_script_names(b, "v_names", p, NULL);

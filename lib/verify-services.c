@@ -389,29 +389,37 @@ verify_eval_nccl(struct verify_ctx *c)
 	struct verify_nccl	 r;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct plan_node	**gn;
-	char			*how = NULL, exp[96], got[96], *l;
+	char			*how = NULL, exp[96], got[96], *l, *why = NULL;
 	double			 ref, ratio;
 	size_t			 i, n = 0;
+	long			 planned = 0;
 
 	if (!c->o->burn_in)
 		return;
+	memset(&r, 0, sizeof r);
+	r.hosts = (struct strvec)STRVEC_INIT;
 	gn = xcalloc(c->n + 1, sizeof *gn);
 	for (i = 0; i < c->n; i++)
-		if (verify_gpus(c->nodes[i].pn) > 0)
+		if (verify_gpus(c->nodes[i].pn) > 0) {
 			gn[n++] = (struct plan_node *)c->nodes[i].pn;
+			planned += verify_gpus(c->nodes[i].pn);
+		}
 	if (n == 0)
 		goto out;
+	if (c->meas != NULL)
+		c->meas->planned = planned;
 	if (c->head == NULL || !c->head->reached ||
 	    (s = verify_node_sec(c->head, "nccl")) == NULL) {
 		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
 		    "bus bandwidth", NULL, "the head did not run it");
+		why = xstrdup("the head did not run it");
 		goto out;
 	}
 	if (s->rc == 127) {
 		l = verify_first_line(s->body);
 		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
 		    "bus bandwidth", NULL, "%s", l);
-		free(l);
+		why = l;
 		goto out;
 	}
 	if (verify_parse_nccl(&r, s->body, &err) != 0) {
@@ -419,6 +427,7 @@ verify_eval_nccl(struct verify_ctx *c)
 		verify_row(c, ROW_FAIL, VERIFY_CLUSTER, "nccl all_reduce",
 		    "bus bandwidth", NULL, "all_reduce_perf (exit %ld): %s",
 		    s->rc, l);
+		why = xasprintf("all_reduce_perf (exit %ld): %s", s->rc, l);
 		free(l);
 		goto out;
 	}
@@ -429,7 +438,21 @@ verify_eval_nccl(struct verify_ctx *c)
 		verify_row(c, ROW_FAIL, VERIFY_CLUSTER, "nccl all_reduce",
 		    "0 wrong", got, "%ld wrong results: data corruption on a "
 		    "GPU or link", r.wrong);
+		why = xasprintf("all_reduce_perf: %ld wrong results", r.wrong);
 		goto out;
+	}
+	/* A bandwidth measured on right results is a figure estimate can
+	 * use, whatever the catalog says it should be. */
+	if (c->meas != NULL && r.peak_busbw > 0) {
+		struct verify_measured	*m = c->meas;
+
+		m->busbw = r.peak_busbw;
+		m->bytes = r.peak_bytes;
+		m->ranks = r.ranks;
+		for (i = 0; i < r.hosts.n; i++)
+			strvec_push(&m->ar_nodes, r.hosts.v[i]);
+		m->ar_tool = r.version != NULL ? xasprintf("all_reduce_perf "
+		    "(%s)", r.version) : xstrdup("nccl-tests all_reduce_perf");
 	}
 	if (ref <= 0) {
 		verify_row(c, ROW_SKIP, VERIFY_CLUSTER, "nccl all_reduce",
@@ -446,8 +469,12 @@ verify_eval_nccl(struct verify_ctx *c)
 	    : "%zu node%s: below %.0f%% of what the interconnect allows", n, n
 	    == 1 ? "" : "s", VERIFY_BUSBW_OK * 100);
 out:
+	if (why != NULL && c->meas != NULL)
+		strvec_pushf(&c->meas->missing, "all-reduce: %s", why);
+	free(why);
 	free(how);
 	free(gn);
+	verify_nccl_release(&r);
 	prov_err_release(&err);
 }
 

@@ -206,8 +206,8 @@ verify_run_job(struct ssh_job *job, const struct plan *p,
 
 int
 verify_run(struct rows *out, struct verify_stats *stats,
-    const struct plan *p, const struct verify_opts *o, struct strvec *notes,
-    struct prov_err *err)
+    struct verify_measured *meas, const struct plan *p,
+    const struct verify_opts *o, struct strvec *notes, struct prov_err *err)
 {
 	struct plan_node	**sel = NULL;
 	const struct plan_node	 *head = render_head(p);
@@ -286,7 +286,7 @@ verify_run(struct rows *out, struct verify_stats *stats,
 		facts_finish(fs[i], p->catalog);
 
 	verify_run_prom(p, o, &env, &prom, &prom_url, &prom_why);
-	verify_eval(out, p, vn, nsel, head_ix != (size_t)-1 ? &vn[head_ix] :
+	verify_eval(out, meas, p, vn, nsel, head_ix != (size_t)-1 ? &vn[head_ix] :
 	    NULL, &env, o);
 	stats->nodes = nsel;
 	r = 0;

@@ -43,6 +43,7 @@
 struct plan;
 struct plan_node;
 struct rows;
+struct verify_measured;
 
 /* The node name of rows about the whole cluster. */
 #define VERIFY_CLUSTER		"(cluster)"
@@ -54,6 +55,19 @@ struct rows;
 #define VERIFY_RETIRED_MAX	60	/* retired pages: NVIDIA's RMA mark */
 #define VERIFY_BUSBW_OK		0.7	/* measured/expected bus bandwidth */
 #define VERIFY_BUSBW_WARN	0.4
+/*
+ * GEMM throughput against the catalog's dense peak: dcgmproftester's
+ * FP16 GEMM reaches 0.80 of an A100's 312 TFLOPS in NVIDIA's own example
+ * (tests/fixtures/burnin), a GPU at half of it is throttled (power,
+ * clocks, heat), and the broken A100 of DCGM issue 122 ran at 0.35.  A
+ * GPU slower than VERIFY_GEMM_PEER of the cluster's median is a
+ * straggler that paces every synchronous step.
+ */
+#define VERIFY_GEMM_OK		0.6
+#define VERIFY_GEMM_WARN	0.4
+#define VERIFY_GEMM_PEER	0.85
+/* Seconds dcgmproftester runs each test (-d). */
+#define VERIFY_GEMM_SECONDS	30
 
 struct verify_opts {
 	int		 burn_in;		/* dcgmi diag, nccl-tests */
@@ -206,16 +220,73 @@ int	verify_parse_k8s_nodes(struct verify_k8s *, const char *json,
 	    size_t len, struct prov_err *err);
 void	verify_k8s_release(struct verify_k8s *);
 
-/* `nccl-tests` all_reduce_perf: "# Avg bus bandwidth : 181.5", peak busbw. */
+/*
+ * `nccl-tests` all_reduce_perf: "# Avg bus bandwidth : 181.5", the peak
+ * busbw and the message size it was reached at, and who ran it: the
+ * "#  Rank  3 Group  0 Pid 6902 on gpu01 device  3 [...] NAME" lines.
+ */
 struct verify_nccl {
-	double	 avg_busbw;	/* GB/s, -1 */
-	double	 peak_busbw;	/* best out-of-place busbw of any size */
-	long	 wrong;		/* #wrong column total; -1 unknown */
-	long	 sizes;		/* result lines */
+	double		 avg_busbw;	/* GB/s, -1 */
+	double		 peak_busbw;	/* best busbw of any size */
+	double		 peak_bytes;	/* the size of that row, -1 */
+	long		 wrong;		/* #wrong column total; -1 unknown */
+	long		 sizes;		/* result lines */
+	long		 ranks;		/* "# Rank" lines: GPUs; 0 unknown */
+	struct strvec	 hosts;		/* their hosts, each once */
+	char		*version;	/* "# nccl-tests version ..." or NULL */
 };
 
 int	verify_parse_nccl(struct verify_nccl *, const char *text,
 	    struct prov_err *err);
+void	verify_nccl_release(struct verify_nccl *);
+
+/*
+ * DCGM's dcgmproftester (dcgmproftester11/12/13 of datacenter-gpu-manager)
+ * run as `dcgmproftester12 --no-dcgm-validation -t 1004 -d 30`: a cuBLAS
+ * GEMM on every GPU at once, each worker reporting about once a second
+ *
+ *	Worker 0:0[1004]: TensorEngineActive: generated ???, dcgm 0.000 (250362.2 gflops)
+ *
+ * (older releases leave out "Worker G:I[F]: ", some print "1.78e+05
+ * gflops)." with a space before '[').  G is DCGM's GPU id, I the worker of
+ * that GPU (a MIG instance when there are several).  Per worker the
+ * median of its reports (the first are the ramp-up), per GPU the sum of
+ * its workers.  Lines that report no gflops (other tests, messages) are
+ * skipped; none at all is an error, and so is a gflops figure that is
+ * not a number (located: "dcgmproftester:LINE:COL").
+ */
+struct verify_gemm_gpu {
+	long	 gpu;		/* DCGM GPU id, -1: not printed */
+	long	 workers;	/* MIG instances (1 without MIG) */
+	long	 samples;	/* reports of all its workers */
+	double	 tflops;	/* sum over workers of their medians */
+};
+
+struct verify_gemm {
+	long			 field;		/* 1004, ...; -1 not printed */
+	struct verify_gemm_gpu	*gpus;		/* by GPU id */
+	size_t			 n, alloc;
+};
+
+int	verify_parse_dcgmproftester(struct verify_gemm *, const char *text,
+	    struct prov_err *err);
+void	verify_gemm_release(struct verify_gemm *);
+
+/*
+ * The GEMM tests burn-in runs, each a section "gemm-NAME" of a GPU node:
+ * dcgmproftester's field, its extra options and the precision its GEMM
+ * computes in (-t 1004: cublasHgemm with tensor-op math, FP16; -t 1006
+ * --cublas: a cuBLASLt DGEMM, FP64 on tensor cores where the GPU has
+ * them), which is the catalog field the figure is held against.
+ */
+struct verify_gemm_test {
+	const char	*prec;		/* "fp16": estimate's gemm_tflops key */
+	long		 field;		/* -t */
+	const char	*args;		/* the rest of the command line */
+};
+
+#define VERIFY_NGEMM	2
+extern const struct verify_gemm_test verify_gemm_tests[VERIFY_NGEMM];
 
 /* `dcgmi diag -r N`: the result table; failing tests named. */
 struct verify_dcgm {
@@ -282,9 +353,11 @@ struct verify_env {
  * Judge the gathered nodes (every node of `nodes` is a plan node being
  * verified; the head may be among them or not) and append the rows:
  * per node, then cluster-wide.  Needs the catalog (facts_finish() done).
+ * With --burn-in, `meas` (NULL: not wanted; else verify_measured_init()
+ * done) gets the figures the tools measured.
  */
-void	verify_eval(struct rows *out, const struct plan *,
-	    struct verify_node *nodes, size_t n,
+void	verify_eval(struct rows *out, struct verify_measured *meas,
+	    const struct plan *, struct verify_node *nodes, size_t n,
 	    const struct verify_node *head, const struct verify_env *env,
 	    const struct verify_opts *);
 
@@ -294,14 +367,53 @@ struct verify_stats {
 };
 
 /*
+ * What --burn-in measured, for `estimate` (docs/estimate.md, "Measured,
+ * not assumed"): only figures a tool printed, never a catalog peak.
+ * NAN / 0 / empty: not measured; `missing` says what was not, and why.
+ */
+struct verify_measured_gemm {
+	double		 tflops;	/* the slowest GPU's; NAN none */
+	long		 gpus;		/* GPUs measured */
+	long		 planned;	/* GPUs the plan gives the nodes run */
+	struct strvec	 nodes;
+};
+
+struct verify_measured {
+	double				 at;	/* unix time of the run */
+	double				 busbw;	/* GB/s; NAN none */
+	double				 bytes;	/* message size of busbw */
+	long				 ranks;	/* GPUs of the all-reduce */
+	long				 planned;	/* GPUs it should have */
+	struct strvec			 ar_nodes;
+	char				*ar_tool;
+	struct verify_measured_gemm	 gemm[VERIFY_NGEMM];
+	char				*gemm_tool;
+	struct strvec			 missing;
+};
+
+void	verify_measured_init(struct verify_measured *);
+void	verify_measured_release(struct verify_measured *);
+/* 1 when at least one figure was measured. */
+int	verify_measured_any(const struct verify_measured *);
+/* 1 when something the burn-in should have measured was not. */
+int	verify_measured_partial(const struct verify_measured *);
+/* The measured.json estimate reads (estimate_measured_load()). */
+void	verify_measured_json(struct buf *, const struct verify_measured *);
+/* Write it to path atomically (a temporary file, then rename), 0644. */
+int	verify_measured_write(const struct verify_measured *, const char *path,
+	    struct prov_err *err);
+
+/*
  * Gather and judge: SSH to every selected node (and to the head, for
  * Slurm and Kubernetes, when it is not selected), read Prometheus,
  * verify_eval().  -1 only when nothing could be asked (bad identity,
  * bad --nodes); unreachable nodes are rows.  Notes for the user (host
- * keys added, Prometheus not asked) are appended to `notes`.
+ * keys added, Prometheus not asked) are appended to `notes`.  `meas` as
+ * for verify_eval().
  */
 int	verify_run(struct rows *out, struct verify_stats *stats,
-	    const struct plan *, const struct verify_opts *,
+	    struct verify_measured *meas, const struct plan *,
+	    const struct verify_opts *,
 	    struct strvec *notes, struct prov_err *err);
 
 /* ------------------------------------------------------------------ */

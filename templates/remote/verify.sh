@@ -15,6 +15,9 @@
 #	V_SLURM, V_K8S	1 on the head when the plan runs Slurm, Kubernetes
 #	V_NCCL		1 for nccl-tests (the head, --burn-in)
 #	V_DCGM		1 for dcgmi diag (--burn-in on a GPU node)
+#	V_GEMM		1 for dcgmproftester's GEMM (the same)
+#	VGT		seconds each dcgmproftester test runs
+#	v_gemm_tests	calls vg PREC FIELD ARGS... per GEMM test
 #	V_USERS		the plan's user names (their ids here)
 #	V_ACCT		1 on the head with Slurm accounting (sacctmgr)
 #	V_LOGS		1 on the log server (the others' log files)
@@ -124,6 +127,30 @@ v_nccl_mpirun() {
 
 v_nccl_none() {
 	echo 'no GPU node to run it on'; echo '@@rc 125'
+}
+
+# dcgmproftester (NVIDIA DCGM): a cuBLAS GEMM on every GPU at once, each
+# worker printing its gflops; VG is the newest one installed.
+vg_find() {
+	VG=''
+	for v in 13 12 11; do
+		if command -v "dcgmproftester$v" >/dev/null 2>&1; then
+			VG=dcgmproftester$v; return 0
+		fi
+	done
+	return 1
+}
+
+# vg PREC FIELD ARGS...: one test, in section gemm-PREC.
+vg() {
+	vs "gemm-$1"
+	if [ -z "$VG" ]; then
+		echo 'dcgmproftester not installed (NVIDIA DCGM, datacenter-gpu-manager)'
+		echo '@@rc 127'; return 0
+	fi
+	vg_f=$2; shift 2
+	timeout $((VGT + 120)) "$VG" --no-dcgm-validation -t "$vg_f" \
+	    -d "$VGT" "$@" </dev/null 2>&1; vr
 }
 
 vs ip; ip -o addr show </dev/null 2>&1; vr
@@ -250,6 +277,20 @@ if [ "$V_DCGM" = 1 ]; then
 	if command -v dcgmi >/dev/null 2>&1; then
 		timeout 1800 dcgmi diag -r 2 </dev/null 2>&1; vr
 	else echo 'dcgmi (DCGM) not found'; echo '@@rc 127'; fi
+fi
+# after dcgmi diag, never beside it: both load every GPU
+if [ "$V_GEMM" = 1 ]; then
+	vg_find
+	vs gemm-tool
+	if [ -n "$VG" ]; then
+		echo "$VG"
+		{ dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' \
+		    'datacenter-gpu-manager*' 2>/dev/null | sed -n 's/^ii *//p'
+		  rpm -q --qf '%{NAME} %{VERSION}\n' datacenter-gpu-manager \
+		    2>/dev/null | grep -v 'not installed'; } | head -n 1
+		echo '@@rc 0'
+	else echo 'not installed'; echo '@@rc 127'; fi
+	v_gemm_tests
 fi
 vs end
 echo '@@rc 0'

@@ -5,7 +5,9 @@
 # one object per check and totals, --junit a JUnit file CI systems read.
 # Then slurmd is stopped on worker-02: verify exits 1 and names worker-02
 # and the Slurm check, and worker-01 still passes.  With every node down
-# verify cannot run at all: exit 2.
+# verify cannot run at all: exit 2.  verify --burn-in with the workers
+# planned with GPUs says the burn-in tools are missing (skips, no ok) and
+# writes no measured.json.
 #
 # The testbed (127.0.10.x) is shared with other tests: this one holds
 # testbed_lock while it runs and brings the nodes down at the end.
@@ -105,6 +107,41 @@ then ok "junit: one suite per node, skips as <skipped>"; else not_ok "junit: one
 rc=$?
 [ $rc -eq 0 ] && grep -q '^3 nodes, 3 answered: .* 0 fail' "$OUT/table.txt" &&
     ok "table: exit 0 and the totals line" || { not_ok "table: exit 0 and the totals line (exit $rc)"; tail -3 "$OUT/table.txt" | sed 's/^/# /'; }
+
+# --- burn-in where no GPU tool exists ------------------------------------
+# The same nodes, the workers planned with GPUs (as testbed-shared.yaml
+# gives them): verify --burn-in runs the burn-in on them.  The testbed has
+# neither DCGM nor nccl-tests: every burn-in row is a skip that says the
+# tool is missing, and no measured.json is written (nothing was measured).
+BP=$OUT/burnin
+mkdir -p "$BP"
+python3 - "$PLAN" "$BP/plan.yaml" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+s = s.replace("domain: testbed.internal }", "domain: testbed.internal, workload: inference }")
+s = s.replace("\nssh:\n", "\nhardware:\n  tb-worker:\n    system: supermicro-as-4124gs-tnr\n"
+              "    gpus: { model: a100-pcie-80gb, count: 2 }\n\nssh:\n", 1)
+s = s.replace("role: worker, address:", "role: worker, hardware: tb-worker, address:")
+open(sys.argv[2], "w").write(s)
+PY
+"$PROVISION" verify --burn-in --json "$BP/plan.yaml" > "$OUT/burnin.json" 2> "$OUT/burnin.err"
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 1 ] && ok "burn-in runs (exit $rc: the planned GPUs are not there)" ||
+    { not_ok "burn-in runs (exit $rc)"; sed 's/^/# /' "$OUT/burnin.err"; }
+check "burn-in: gemm fp16 and fp64 skipped on both workers, dcgmproftester not installed" q "$OUT/burnin.json" \
+    'all(row(n, c)["verdict"] == "skip" and "dcgmproftester not installed" in row(n, c)["hint"] for n in ("worker-01","worker-02") for c in ("gemm fp16","gemm fp64"))'
+check "burn-in: dcgm diag skipped, dcgmi not installed" q "$OUT/burnin.json" \
+    'all(row(n, "dcgm diag")["verdict"] == "skip" and "not installed" in row(n, "dcgm diag")["hint"] for n in ("worker-01","worker-02"))'
+check "burn-in: the all-reduce skipped, all_reduce_perf not found" q "$OUT/burnin.json" \
+    'row("(cluster)", "nccl all_reduce")["verdict"] == "skip" and "not found" in row("(cluster)", "nccl all_reduce")["hint"]'
+check "burn-in: no gemm, dcgm or nccl row passes" q "$OUT/burnin.json" \
+    'not any(r["verdict"] == "ok" and r["check"].split()[0] in ("gemm","dcgm","nccl") for r in rows)'
+grep -q '^burn-in measured nothing: no measured.json written (all-reduce: all_reduce_perf (nccl-tests) not found; fp16 GEMM on worker-01: dcgmproftester not installed' "$OUT/burnin.err" &&
+    ok "burn-in says it measured nothing and why" ||
+    { not_ok "burn-in says it measured nothing and why"; sed 's/^/# /' "$OUT/burnin.err"; }
+if [ -e "$BP/.provision/testbed/measured.json" ]; then
+	not_ok "no measured.json with no figure"; sed 's/^/# /' "$BP/.provision/testbed/measured.json"
+else ok "no measured.json with no figure"; fi
 
 # --- slurmd stopped on worker-02 -----------------------------------------
 # The daemon that apply started: its pid file, not a name.

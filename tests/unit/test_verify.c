@@ -11,7 +11,10 @@
 
 #include <math.h>
 
+#include <sys/stat.h>
+
 #include "buf.h"
+#include "estimate.h"
 #include "facts.h"
 #include "plan.h"
 #include "row.h"
@@ -437,12 +440,100 @@ START_TEST(test_nccl_2x8_h100)
 	ck_assert_ok(verify_parse_nccl(&r, s, &err), &err);
 	ck_assert_int_eq(r.sizes, 31);
 	ck_assert(fabs(r.peak_busbw - 338.82) < 1e-9);
+	ck_assert(fabs(r.peak_bytes - 8589934592.0) < 1e-3);
 	ck_assert(fabs(r.avg_busbw - 70.742) < 1e-9);
 	ck_assert_int_eq(r.wrong, 0);
+	/* who: 16 ranks on the two VMs */
+	ck_assert_int_eq(r.ranks, 16);
+	ck_assert_uint_eq(r.hosts.n, 2);
+	ck_assert_str_eq(r.hosts.v[0], "ztan-mig-235z");
+	ck_assert_str_eq(r.hosts.v[1], "ztan-mig-gq73");
+	ck_assert_ptr_null(r.version);
+	verify_nccl_release(&r);
 	ck_assert_int_ne(verify_parse_nccl(&r, o, &err), 0);
+	verify_nccl_release(&r);
 	prov_err_release(&err);
 	free(s);
 	free(o);
+}
+END_TEST
+
+/*
+ * dcgmproftester as a DCGM 3.3.5 dcgmproftester12 printed it in a blog's
+ * log (see tests/fixtures/facts/README.md): a space before '[', gflops
+ * with an exponent, a full stop after.
+ */
+static const char dpt_blog[] =
+    "Skipping CreateDcgmGroups() since DCGM validation is disabled\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.78e+05 gflops).\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.89e+05 gflops).\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.89e+05 gflops).\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.89e+05 gflops).\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.89e+05 gflops).\n"
+    "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 "
+    "(1.89e+05 gflops).\n";
+
+START_TEST(test_dcgmproftester)
+{
+	struct verify_gemm	 g;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*a100 = fixture("dcgmproftester-1004-a100.txt");
+	char			*mig = fixture(
+	    "dcgmproftester-1004-a100-mig.txt");
+	char			*nog = fixture(
+	    "dcgmproftester-1007-no-gflops.txt");
+	char			*bad = fixture("dcgmproftester-1004-error.txt");
+	char			*msg;
+
+	/* one A100: the median of its ten reports */
+	ck_assert_ok(verify_parse_dcgmproftester(&g, a100, &err), &err);
+	ck_assert_int_eq(g.field, 1004);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_int_eq(g.gpus[0].gpu, 0);
+	ck_assert_int_eq(g.gpus[0].workers, 1);
+	ck_assert_int_eq(g.gpus[0].samples, 10);
+	ck_assert(fabs(g.gpus[0].tflops - 252.8892) < 1e-9);
+	verify_gemm_release(&g);
+
+	/* two MIG instances of GPU 0: their medians add up */
+	ck_assert_ok(verify_parse_dcgmproftester(&g, mig, &err), &err);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_int_eq(g.gpus[0].workers, 2);
+	ck_assert_int_eq(g.gpus[0].samples, 7);
+	ck_assert(fabs(g.gpus[0].tflops - 215.66155) < 1e-9);
+	verify_gemm_release(&g);
+
+	ck_assert_ok(verify_parse_dcgmproftester(&g, dpt_blog, &err), &err);
+	ck_assert_int_eq(g.field, 1004);
+	ck_assert(fabs(g.gpus[0].tflops - 189) < 1e-9);
+	verify_gemm_release(&g);
+
+	/* no gflops: no figure, and no made-up one */
+	ck_assert_int_ne(verify_parse_dcgmproftester(&g, nog, &err), 0);
+	ck_assert_uint_eq(g.n, 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no worker reported"));
+	prov_err_release(&err);
+	ck_assert_int_ne(verify_parse_dcgmproftester(&g, bad, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "Error 0 from RunTests()"));
+	prov_err_release(&err);
+	/* a figure that is not one: located */
+	ck_assert_int_ne(verify_parse_dcgmproftester(&g, "Skipping\n"
+	    "Worker 0:0[1004]: TensorEngineActive: generated ???, dcgm 0 "
+	    "(2.5x5 gflops)\n", &err), 0);
+	msg = prov_err_format(&err);
+	ck_assert_str_eq(msg, "dcgmproftester:2:62: '2.5x5' is not a number "
+	    "of gflops (a worker reports '(250362.2 gflops)')");
+	free(msg);
+	prov_err_release(&err);
+	free(a100);
+	free(mig);
+	free(nog);
+	free(bad);
 }
 END_TEST
 
@@ -542,7 +633,7 @@ START_TEST(test_eval_gpu_node)
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(&rows, p, &vn, 1, NULL, &env, &o);
+	verify_eval(&rows, NULL, p, &vn, 1, NULL, &env, &o);
 	dump_rows(&rows);
 
 	ck_assert_str_eq(find_row(&rows, "gpu01", "hostname")->measured,
@@ -623,7 +714,7 @@ eval_mig(struct rows *rows, const char *file, const char *const *mig,
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(rows, p, &vn, 1, NULL, &env, &o);
+	verify_eval(rows, NULL, p, &vn, 1, NULL, &env, &o);
 	r = find_row(rows, "gpu01", "gpu mig instances");
 	verify_node_release(&vn);
 	plan_free(p);
@@ -712,7 +803,7 @@ START_TEST(test_eval_unreachable)
 	vn[1].error = xstrdup("auth: refused");
 	env.prom_url = "http://127.0.10.1:9090";
 	env.prom_error = "Couldn't connect to server";
-	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
+	verify_eval(&rows, NULL, p, vn, 2, &vn[0], &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "ssh");
 	ck_assert_int_eq(r->verdict, ROW_FAIL);
@@ -765,7 +856,7 @@ START_TEST(test_eval_people)
 	vn.reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(&rows, p, &vn, 1, &vn, &env, &o);
+	verify_eval(&rows, NULL, p, &vn, 1, &vn, &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "users");
 	ck_assert_int_eq(r->verdict, ROW_FAIL);
@@ -784,6 +875,240 @@ START_TEST(test_eval_people)
 	    "logs of worker-02")->verdict, ROW_FAIL);
 	rows_release(&rows);
 	verify_node_release(&vn);
+	plan_free(p);
+}
+END_TEST
+
+/* A GPU node's burn-in answer: dcgmproftester's fp16 run, no fp64 tool. */
+static char *
+burnin_answer(const char *node, const char *gemm)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_addf(&b, "@@facts v-clock\n1764529200.000\n@@rc 0\n"
+	    "@@facts hostname\n%s\n@@rc 0\n@@facts end\n", node);
+	buf_adds(&b, "@@facts v-gemm-tool\ndcgmproftester12\n"
+	    "datacenter-gpu-manager 1:3.3.5\n@@rc 0\n");
+	buf_addf(&b, "@@facts v-gemm-fp16\n%s@@rc 0\n", gemm);
+	/* what vg prints where the tool is missing */
+	buf_adds(&b, "@@facts v-gemm-fp64\ndcgmproftester not installed "
+	    "(NVIDIA DCGM, datacenter-gpu-manager)\n@@rc 127\n");
+	buf_adds(&b, "@@facts v-end\n@@rc 0\n");
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * --burn-in on three A100 nodes and the head: two GPUs at NVIDIA's
+ * documented 252.9 TFLOPS, one at the blog's 189 (a straggler), fp64 not
+ * installed, the 2 x 8 H100 all-reduce from the head.  Then what verify
+ * writes is what estimate reads: the same figures, "measured:" in its
+ * peak and all-reduce rows, the slowest GPU's figure as the peak.
+ */
+START_TEST(test_eval_burnin_measured)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct verify_node	 vn[4];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_measured	 m;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct estimate_measured me;
+	struct estimate_model	 model;
+	struct estimate_opts	 eo;
+	struct estimate_result	 er = ESTIMATE_RESULT_INIT;
+	struct buf		 head = BUF_INIT, json = BUF_INIT;
+	char			*a100 = fixture("dcgmproftester-1004-a100.txt");
+	char			*nccl = fixture("nccl-all-reduce-2x8-h100.txt");
+	char			*out[3], path[] = "/tmp/test-measured-XXXXXX";
+	const char		*names[3] = { "gpu01", "gpu02", "gpu03" };
+	const struct row	*r;
+	struct stat		 st;
+	size_t			 i;
+	int			 fd;
+
+	memset(vn, 0, sizeof vn);
+	out[0] = burnin_answer("gpu01", a100);
+	out[1] = burnin_answer("gpu02", a100);
+	out[2] = burnin_answer("gpu03", dpt_blog);
+	for (i = 0; i < 3; i++) {
+		vn[i].pn = plan_node(p, names[i]);
+		ck_assert_ok(verify_node_parse(&vn[i], out[i], &err), &err);
+		vn[i].reached = 1;
+	}
+	buf_addf(&head, "@@facts v-clock\n1764529200.000\n@@rc 0\n"
+	    "@@facts hostname\nhead-01\n@@rc 0\n@@facts end\n"
+	    "@@facts v-nccl\n%s@@rc 0\n@@facts v-end\n@@rc 0\n", nccl);
+	vn[3].pn = plan_node(p, "head-01");
+	ck_assert_ok(verify_node_parse(&vn[3], head.buf, &err), &err);
+	vn[3].reached = 1;
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	o.burn_in = 1;
+	verify_measured_init(&m);
+	verify_eval(&rows, &m, p, vn, 4, &vn[3], &env, &o);
+	dump_rows(&rows);
+
+	/* graded against the catalog's 312 TFLOPS FP16 of an A100 */
+	r = find_row(&rows, "gpu01", "gemm fp16");
+	ck_assert_str_eq(r->measured, "1 GPU: 252.9 TFLOPS (0.81 of peak)");
+	ck_assert_str_eq(r->limit, ">= 60% of 312 TFLOPS (catalog "
+	    "a100-pcie-80gb fp16_tflops)");
+	/* the plan gives gpu01 8 GPUs; the recorded run had one */
+	ck_assert_int_eq(r->verdict, ROW_WARN);
+	ck_assert_ptr_nonnull(strstr(r->hint, "1 of the plan's 8 GPUs"));
+	r = find_row(&rows, "gpu03", "gemm fp16");
+	ck_assert_int_eq(r->verdict, ROW_WARN);
+	ck_assert_ptr_nonnull(strstr(r->hint, "GPU 0 below 85% of the "
+	    "cluster's median 252.9 TFLOPS"));
+	r = find_row(&rows, "gpu02", "gemm fp64");
+	ck_assert_int_eq(r->verdict, ROW_SKIP);
+	ck_assert_str_eq(r->hint, "dcgmproftester not installed (NVIDIA DCGM, "
+	    "datacenter-gpu-manager)");
+	/* a node that was not verified gets no row */
+	ck_assert_ptr_null(find_row(&rows, "gpu04", "gemm fp16"));
+
+	/* only what the tools printed */
+	ck_assert(fabs(m.busbw - 338.82) < 1e-9);
+	ck_assert_int_eq(m.ranks, 16);
+	ck_assert_int_eq(m.planned, 24);
+	ck_assert(fabs(m.gemm[0].tflops - 189) < 1e-9);
+	ck_assert_int_eq(m.gemm[0].gpus, 3);
+	ck_assert(isnan(m.gemm[1].tflops));
+	ck_assert_str_eq(m.gemm_tool, "dcgmproftester12 "
+	    "(datacenter-gpu-manager 1:3.3.5)");
+	ck_assert_uint_eq(m.missing.n, 3);
+	ck_assert_str_eq(m.missing.v[0], "fp64 GEMM on gpu01: dcgmproftester "
+	    "not installed (NVIDIA DCGM, datacenter-gpu-manager)");
+	ck_assert(verify_measured_any(&m));
+	ck_assert(verify_measured_partial(&m));
+
+	/* written atomically, 0644, read back by estimate */
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_ok(verify_measured_write(&m, path, &err), &err);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0644);
+	verify_measured_json(&json, &m);
+	if (getenv("TEST_VERBOSE") != NULL)
+		fputs(json.buf, stderr);
+	ck_assert_ptr_nonnull(strstr(json.buf, "\"at\": "
+	    "\"2025-11-30T19:00:01Z\""));
+	ck_assert_int_eq(estimate_measured_load(&me, path, &errs), 0);
+	ck_assert(fabs(me.allreduce_busbw_gbs - 338.82) < 1e-9);
+	ck_assert_int_eq(me.allreduce_gpus, 16);
+	ck_assert(fabs(me.allreduce_bytes - 8589934592.0) < 1e-3);
+	ck_assert_uint_eq(me.allreduce_nodes.n, 2);
+	ck_assert(fabs(me.gemm_tflops[ESTIMATE_FP16] - 189) < 1e-9);
+	ck_assert(isnan(me.gemm_tflops[ESTIMATE_BF16]));
+	ck_assert(isnan(me.gemm_tflops[ESTIMATE_FP64]));
+	ck_assert(fabs(me.gemm_gpus[ESTIMATE_FP16] - 3) < 1e-9);
+	ck_assert_uint_eq(me.gemm_nodes.n, 3);
+	ck_assert_str_eq(me.written_by, "provision verify --burn-in");
+	ck_assert(me.partial);
+	ck_assert_uint_eq(me.missing.n, 3);
+
+	/* estimate at fp16 takes the measured figure and says so */
+	estimate_opts_init(&eo);
+	eo.prec = ESTIMATE_FP16;
+	eo.measured = &me;
+	ck_assert_ok(estimate_model_parse(&model, p->catalog, "llama2-7b",
+	    &err), &err);
+	ck_assert_ok(estimate_plan(&er, p, &model, &eo, &err), &err);
+	ck_assert(fabs(er.peak_tflops - 189) < 1e-9);
+	for (i = 0; i < er.rows.n; i++)
+		if (strcmp(er.rows.v[i].what, "peak") == 0)
+			break;
+	ck_assert_uint_lt(i, er.rows.n);
+	ck_assert(str_starts(er.rows.v[i].hint, "measured: "));
+	ck_assert_ptr_nonnull(strstr(er.rows.v[i].hint, "gemm_tflops.fp16, "
+	    "by provision verify --burn-in, at 2025-11-30T19:00:01Z "
+	    "(partial: see its 'missing'); the catalog says 312"));
+	for (i = 0; i < er.rows.n; i++)
+		if (strcmp(er.rows.v[i].what, "gradient all-reduce") == 0)
+			break;
+	ck_assert_uint_lt(i, er.rows.n);
+	ck_assert_ptr_nonnull(strstr(er.rows.v[i].hint, "; measured bus "
+	    "bandwidth 339 GB/s: "));
+	estimate_result_release(&er);
+
+	/* at bf16, which nobody measured: the datasheet, and why */
+	eo.prec = ESTIMATE_BF16;
+	ck_assert_ok(estimate_plan(&er, p, &model, &eo, &err), &err);
+	ck_assert(fabs(er.peak_tflops - 312) < 1e-9);
+	for (i = 0; i < er.rows.n; i++)
+		if (strcmp(er.rows.v[i].what, "peak") == 0)
+			break;
+	ck_assert(str_starts(er.rows.v[i].hint, "datasheet: "));
+	ck_assert_ptr_nonnull(strstr(er.rows.v[i].hint, "has GEMM figures for "
+	    "fp16 only (--precision to use one)"));
+	estimate_result_release(&er);
+
+	estimate_measured_release(&me);
+	prov_errs_release(&errs);
+	unlink(path);
+	verify_measured_release(&m);
+	rows_release(&rows);
+	for (i = 0; i < 4; i++)
+		verify_node_release(&vn[i]);
+	for (i = 0; i < 3; i++)
+		free(out[i]);
+	buf_release(&head);
+	buf_release(&json);
+	free(a100);
+	free(nccl);
+	plan_free(p);
+}
+END_TEST
+
+/* Nothing measured (no tool anywhere): nothing to write. */
+START_TEST(test_eval_burnin_nothing)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct verify_node	 vn[2];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_measured	 m;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*out = burnin_answer("gpu01", "");
+	static const char	 head[] = "@@facts v-clock\n1764529200.000\n"
+	    "@@rc 0\n@@facts hostname\nhead-01\n@@rc 0\n@@facts end\n"
+	    "@@facts v-nccl\nall_reduce_perf (nccl-tests) not found\n"
+	    "@@rc 127\n@@facts v-end\n@@rc 0\n";
+	char			*fp16;
+
+	/* the fp16 section as vg prints it without the tool */
+	fp16 = strstr(out, "@@facts v-gemm-fp16\n@@rc 0");
+	ck_assert_ptr_nonnull(fp16);
+	memset(vn, 0, sizeof vn);
+	vn[0].pn = plan_node(p, "gpu01");
+	ck_assert_ok(verify_node_parse(&vn[0], out, &err), &err);
+	vn[0].reached = 1;
+	vn[1].pn = plan_node(p, "head-01");
+	ck_assert_ok(verify_node_parse(&vn[1], head, &err), &err);
+	vn[1].reached = 1;
+	o.burn_in = 1;
+	verify_measured_init(&m);
+	verify_eval(&rows, &m, p, vn, 2, &vn[1], &env, &o);
+	dump_rows(&rows);
+	/* an empty fp16 run is a failure to measure, not a figure */
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gemm fp16")->verdict,
+	    ROW_FAIL);
+	ck_assert_int_eq(find_row(&rows, "(cluster)",
+	    "nccl all_reduce")->verdict, ROW_SKIP);
+	ck_assert(!verify_measured_any(&m));
+	ck_assert(isnan(m.busbw));
+	ck_assert_uint_eq(m.missing.n, 3);
+	ck_assert_str_eq(m.missing.v[0], "all-reduce: all_reduce_perf "
+	    "(nccl-tests) not found");
+	verify_measured_release(&m);
+	rows_release(&rows);
+	verify_node_release(&vn[0]);
+	verify_node_release(&vn[1]);
+	free(out);
 	plan_free(p);
 }
 END_TEST
@@ -841,6 +1166,76 @@ START_TEST(test_script_runs_here)
 }
 END_TEST
 
+
+/*
+ * A GPU node's burn-in script run here, where DCGM is not installed: the
+ * GEMM sections say so (rc 127), the rows are skips, nothing is measured.
+ */
+START_TEST(test_script_burnin_here)
+{
+	struct plan		*p = load_plan("examples/pcie-lab.yaml");
+	struct plan_node	*sel[1];
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_measured	 m;
+	struct verify_node	 vn;
+	struct rows		 rows = ROWS_INIT;
+	struct buf		 b = BUF_INIT, out = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			 path[] = "/tmp/test-verify.XXXXXX";
+	char			 chunk[4096];
+	char			*cmd;
+	const struct verify_sec	*s;
+	FILE			*fp;
+	size_t			 n;
+	int			 fd;
+
+	if (system("command -v dcgmproftester12 >/dev/null 2>&1 || "
+	    "command -v dcgmproftester13 >/dev/null 2>&1 || "
+	    "command -v dcgmproftester11 >/dev/null 2>&1") == 0)
+		return;	/* DCGM here: this test is about its absence */
+	sel[0] = plan_node(p, "gpu01");
+	o.burn_in = 1;
+	verify_script(&b, p, sel[0], sel, 1, &o);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&out, chunk, n);
+	pclose(fp);
+	unlink(path);
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = sel[0];
+	ck_assert_ok(verify_node_parse(&vn, out.buf, &err), &err);
+	vn.reached = 1;
+	ck_assert_int_eq(verify_node_sec(&vn, "gemm-tool")->rc, 127);
+	s = verify_node_sec(&vn, "gemm-fp16");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->rc, 127);
+	ck_assert(str_starts(s->body, "dcgmproftester not installed"));
+	ck_assert_int_eq(verify_node_sec(&vn, "gemm-fp64")->rc, 127);
+	verify_measured_init(&m);
+	verify_eval(&rows, &m, p, &vn, 1, NULL, &env, &o);
+	dump_rows(&rows);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gemm fp16")->verdict,
+	    ROW_SKIP);
+	ck_assert_int_eq(find_row(&rows, "gpu01", "gemm fp64")->verdict,
+	    ROW_SKIP);
+	ck_assert(!verify_measured_any(&m));
+	verify_measured_release(&m);
+	rows_release(&rows);
+	verify_node_release(&vn);
+	buf_release(&b);
+	buf_release(&out);
+	free(cmd);
+	plan_free(p);
+}
+END_TEST
 
 /* Every node of every example gets a script sh can read, burn-in too. */
 START_TEST(test_script_syntax_examples)
@@ -1019,6 +1414,9 @@ verify_suite(void)
 	tcase_add_test(tc, test_chrony_manual);
 	tcase_add_test(tc, test_xid_dmesg);
 	tcase_add_test(tc, test_nccl_2x8_h100);
+	tcase_add_test(tc, test_dcgmproftester);
+	tcase_add_test(tc, test_eval_burnin_measured);
+	tcase_add_test(tc, test_eval_burnin_nothing);
 	tcase_add_test(tc, test_prom_targets);
 	tcase_add_test(tc, test_dcgmi_refuses_other_text);
 	suite_add_tcase(s, tc);
@@ -1028,6 +1426,7 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_unreachable);
 	tcase_add_test(tc, test_eval_people);
 	tcase_add_test(tc, test_script_runs_here);
+	tcase_add_test(tc, test_script_burnin_here);
 	tcase_add_test(tc, test_script_syntax_examples);
 	tcase_add_test(tc, test_script_no_partitions);
 	tcase_set_timeout(tc, 60);
