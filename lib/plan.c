@@ -1960,7 +1960,7 @@ plan_resolve_heads(struct plan_ld *ld)
 			    "two heads at most: Slurm's controller and its "
 			    "backup", "node '%s' is a third head",
 			    p->nodes[i].name);
-			return;
+			break;
 		}
 		heads[nh++] = &p->nodes[i];
 	}
