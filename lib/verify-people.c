@@ -196,8 +196,9 @@ verify_eval_mount(struct verify_ctx *c, const struct verify_node *vn,
 	struct strvec w = STRVEC_INIT;
 	const char *node = vn->pn->name, *detail = "";
 	char *what = xasprintf("storage %s", x->mount);
-	char *exp = xasprintf("%s, %s", x->server_node == vn->pn ? "bound" :
-	    "mounted over NFS", x->readonly ? "readable" : "writable");
+	char *exp = xasprintf("%s, %s",
+	    x->server_node == vn->pn ? "bound" : "mounted over NFS",
+	    x->readonly ? "readable" : "writable");
 	char *got;
 
 	if (line != NULL)
@@ -205,19 +206,22 @@ verify_eval_mount(struct verify_ctx *c, const struct verify_node *vn,
 	if (w.n > 4)
 		detail = line + (strstr(line, w.v[4]) - line);
 	if (w.n < 4)
-		verify_row(c, ROW_FAIL, node, what, exp, NULL, "not looked at: "
+		verify_row(c, ROW_FAIL, node, what, exp, NULL,
+		    "not looked at: "
 		    "is verify's script current?");
 	else if (strcmp(w.v[3], "unreachable") == 0)
 		verify_row(c, ROW_FAIL, node, what, exp, "no answer in 20 s",
 		    "is %s up and serving %s (step storage)?", x->server,
 		    x->path);
 	else if (x->server_node != vn->pn && !str_starts(w.v[1], "nfs"))
-		verify_row(c, ROW_FAIL, node, what, exp, w.v[1], "%s is the "
+		verify_row(c, ROW_FAIL, node, what, exp, w.v[1],
+		    "%s is the "
 		    "node's own folder, not the export (step storage)",
 		    x->mount);
 	else if (strcmp(w.v[3], "wrote") == 0 || strcmp(w.v[3], "read") == 0) {
-		got = xasprintf("%s by %s%s%s", x->readonly ? "read" :
-		    "written", w.v[2], *detail ? " in " : "", detail);
+		got = xasprintf("%s by %s%s%s",
+		    x->readonly ? "read" : "written", w.v[2],
+		    *detail ? " in " : "", detail);
 		verify_row(c, ROW_OK, node, what, exp, got, NULL);
 		free(got);
 	} else
