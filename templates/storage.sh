@@ -161,9 +161,10 @@ EOF
 	_ssp_changed=$PROV_FILE_CHANGED
 	if ! systemctl is-enabled --quiet "$(storage_server_svc)" ||
 		! systemctl is-active --quiet "$(storage_server_svc)"; then
-		systemctl enable "$(storage_server_svc)" >&2 &&
-			systemctl restart "$(storage_server_svc)" >&2 ||
+		if ! systemctl enable "$(storage_server_svc)" >&2 ||
+			! systemctl restart "$(storage_server_svc)" >&2; then
 			prov_fail "$(storage_server_svc) does not start: $(systemctl status --no-pager "$(storage_server_svc)" 2>&1 | tail -n 5)"
+		fi
 		prov_log "started $(storage_server_svc)"
 		prov_changed
 	elif [ "$_ssp_changed" = 1 ] || ! storage_server_ok 2>/dev/null; then

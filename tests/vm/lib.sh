@@ -24,9 +24,10 @@ in_testbed() {
 #   maxtime  the debug partition limited to 30 minutes (a changed slurm.conf)
 #   kargs    maxtime, and hugepages=16 on the kernel command line, the
 #            workers rebooted two at a time
-#   storage  kargs, and worker-02 a second head (Slurm's backup
+#   storage  maxtime, and worker-02 a second head (Slurm's backup
 #            controller; the debug partition is worker-01 alone), user
 #            alice, /home and Slurm's state served by head-01 over NFS
+#            (no kernel_args: it runs after kargs, or on fresh nodes alone)
 plan_variant() {
 	_pv=$VD/plan-$1.yaml
 	case $1 in
@@ -50,8 +51,6 @@ plan_variant() {
 			{ sub(/nodes: "worker-\[01-02\]", default: true }/, "nodes: worker-01, default: true, max_time: \"30\" }"); print }
 		' "$PLAN"
 		cat <<'EOF'
-  kernel_args: [ "hugepages=16" ]
-apply: { reboot_parallel: 2 }
 users:
   alice: { uid: 2001 }
 storage:

@@ -14,7 +14,7 @@
 set -u
 cd "$TOP" || exit 1
 in_testbed
-OUT=$(mktemp -d /tmp/tvm030.XXXXXX)
+OUT=$(mktemp -d /tmp/tvm040.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 PS=$(plan_variant storage)
 t0=$(date +%s)
