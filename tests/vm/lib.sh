@@ -27,7 +27,9 @@ in_testbed() {
 #   storage  maxtime, and worker-02 a second head (Slurm's backup
 #            controller; the debug partition is worker-01 alone), user
 #            alice, /home and Slurm's state served by head-01 over NFS
-#            (no kernel_args: it runs after kargs, or on fresh nodes alone)
+#            (no kernel_args: it runs after kargs, or on fresh nodes
+#            alone), and /datasets read-only on worker-01
+#   storage-less  storage without /datasets
 plan_variant() {
 	_pv=$VD/plan-$1.yaml
 	case $1 in
@@ -57,8 +59,12 @@ storage:
   home: { server: head-01, path: /srv/nfs/home, mount: /home, root_squash: false }
   slurm-state: { server: head-01, path: /srv/nfs/slurm, mount: /var/spool/slurmctld-shared,
                  roles: [ head ], root_squash: false, timeout_s: 20 }
+  datasets: { server: head-01, path: /srv/nfs/datasets, mount: /datasets, readonly: true,
+              clients: worker-01 }
 EOF
 		;;
+	storage-less)
+		grep -v -e 'datasets: {' -e 'clients: worker-01 }' "$(plan_variant storage)" ;;
 	esac >"$_pv"
 	echo "$_pv"
 }

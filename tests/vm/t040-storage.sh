@@ -8,7 +8,8 @@
 # rows; a client rebooted while the NFS server is stopped finishes its
 # boot (is-system-running) and answers SSH, and mounts /home once the
 # server is back; slurmctld killed on the primary: the backup takes over
-# and a job still runs; then the primary takes back.  Times each part.
+# and a job still runs; then the primary takes back; an export removed
+# from the plan is unexported and unmounted.  Times each part.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -157,4 +158,23 @@ done
 on $HEAD "timeout 120 srun -N1 -w worker-01 hostname" 2>&1 | grep -qx worker-01 &&
 	ok "a job runs with the primary back" || not_ok "a job runs with the primary back"
 lap failover
+
+# An export that leaves the plan leaves the exports and the fstab, unmounted.
+on $W1 "timeout 30 ls /datasets" >/dev/null 2>&1 && on $W1 "mountpoint -q /datasets" &&
+	ok "worker-01: /datasets mounted (read-only export)" || not_ok "worker-01: /datasets mounted (read-only export)"
+on $W1 "touch /datasets/x" 2>/dev/null && not_ok "/datasets is read-only" || ok "/datasets is read-only"
+PL=$(plan_variant storage-less)
+apply_to "$OUT/a3.txt" "$PL"
+rc=$?
+[ $rc -eq 0 ] && ok "apply without /datasets succeeds" || { not_ok "apply without /datasets (exit $rc)"; tail -20 "$OUT/a3.txt" | sed 's/^/# /'; }
+grep -E ' storage +changed' "$OUT/a3.txt" | sed 's/^/# /'
+on $W1 "grep -q ' /datasets ' /etc/fstab || mountpoint -q /datasets || systemctl is-active --quiet datasets.automount" &&
+	not_ok "worker-01: /datasets unmounted, out of fstab" || ok "worker-01: /datasets unmounted, out of fstab"
+on $HEAD "grep -q datasets /etc/exports.d/provision.exports || exportfs -s | grep -q datasets" &&
+	not_ok "head-01: /srv/nfs/datasets no longer exported" || ok "head-01: /srv/nfs/datasets no longer exported"
+apply_to "$OUT/a4.txt" "$PL"
+rc=$?
+[ $rc -eq 0 ] && grep -q ' 0 changed, ' "$OUT/a4.txt" && ok "another apply: 0 changed" ||
+	{ not_ok "another apply: 0 changed (exit $rc)"; grep -E 'changed|failed' "$OUT/a4.txt" | sed 's/^/# /' | head; }
+lap removal
 done_testing
