@@ -61,6 +61,20 @@ storage_type() {
 	printf '%s\n' "$STORAGE_FSTAB" | awk -v m="$1" '$2 == m { print $3 }'
 }
 
+# The lines of /etc/fstab's provision block now.
+storage_block() {
+	[ -f /etc/fstab ] || return 0
+	awk -v b="$PROV_BLOCK_BEGIN" -v e="$PROV_BLOCK_END" '
+		$0 == b { on = 1; next }
+		$0 == e { on = 0; next }
+		on { print }' /etc/fstab
+}
+
+# storage_line MOUNT LINES: the line of LINES that mounts MOUNT.
+storage_line() {
+	printf '%s\n' "$2" | awk -v m="$1" '$2 == m'
+}
+
 # What $STORAGE_STATE should hold: the plan's mount points of this node.
 storage_state_want() {
 	printf '%s\n' "$STORAGE_MOUNTS" | awk 'NF' | sort -u
@@ -198,16 +212,18 @@ step_apply() {
 	done <<EOF
 $STORAGE_MOUNTS
 EOF
+	_sa_old=$(storage_block)
 	block_put /etc/fstab "$STORAGE_FSTAB"
-	_sa_changed=$PROV_FILE_CHANGED
-	if [ "$_sa_changed" = 1 ]; then
+	if [ "$PROV_FILE_CHANGED" = 1 ]; then
 		systemctl daemon-reload >&2 || prov_fail "systemctl daemon-reload failed"
 	fi
 	while read -r _sa_m; do
 		[ -n "$_sa_m" ] || continue
-		storage_mount_ok "$_sa_m" 2>/dev/null && [ "$_sa_changed" = 0 ] && continue
+		_sa_same=0
+		[ "$(storage_line "$_sa_m" "$_sa_old")" != "$(storage_line "$_sa_m" "$STORAGE_FSTAB")" ] || _sa_same=1
+		storage_mount_ok "$_sa_m" 2>/dev/null && [ "$_sa_same" = 1 ] && continue
 		# a changed line: remount with its new options
-		if [ "$_sa_changed" = 1 ] && mountpoint -q -- "$_sa_m"; then
+		if [ "$_sa_same" = 0 ] && mountpoint -q -- "$_sa_m"; then
 			storage_umount "$_sa_m"
 		fi
 		if [ "$(storage_type "$_sa_m")" = nfs ]; then
