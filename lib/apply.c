@@ -35,7 +35,7 @@
 #include "str.h"
 #include "strvec.h"
 
-#define APPLY_MAX_STEPS		16
+#define APPLY_MAX_STEPS		24
 #define APPLY_EXIT_CHANGED	100
 #define APPLY_EXIT_SKIPPED	101
 #define APPLY_EXIT_LOCKED	75
@@ -87,6 +87,13 @@ apply_want_logging(const struct plan *p, const struct plan_node *n)
 	return p->logging.server != NULL;
 }
 
+/* Every node, once the plan has a storage: section (an empty one cleans up). */
+static int
+apply_want_storage(const struct plan *p, const struct plan_node *n)
+{
+	return p->storage_src != NULL;
+}
+
 static int
 apply_want_k8s(const struct plan *p, const struct plan_node *n)
 {
@@ -135,7 +142,9 @@ apply_want_relay(const struct plan *p, const struct plan_node *n)
 
 /*
  * The package relay comes first: every node's packages, from base on, go
- * through it (templates/relay.sh).
+ * through it (templates/relay.sh).  Storage comes before users and Slurm:
+ * homes are made on the shared /home and Slurm's state folder on its
+ * export; the node serving the exports runs it before its clients mount.
  */
 const struct apply_step apply_steps[] = {
 	{ "relay", APPLY_HEAD_FIRST | APPLY_RELAY_FIRST, NULL, apply_want_relay,
@@ -143,6 +152,8 @@ const struct apply_step apply_steps[] = {
 	{ "base", 0, NULL, apply_want_always, NULL },
 	{ "gpu-driver", 0, NULL, apply_want_driver, NULL },
 	{ "container-runtime", 0, NULL, apply_want_runtime, NULL },
+	{ "storage", APPLY_HEAD_FIRST | APPLY_STORAGE_FIRST, NULL,
+	  apply_want_storage, NULL },
 	{ "users", 0, NULL, apply_want_users, NULL },
 	{ "logging", 0, NULL, apply_want_logging, NULL },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
@@ -197,7 +208,14 @@ apply_relay_check(const struct plan *p, struct prov_err *err)
 static const struct plan_node *
 apply_first(const struct plan *p, const struct apply_step *st)
 {
-	return st->flags & APPLY_RELAY_FIRST ? render_relay(p) : render_head(p);
+	const struct plan_node	*srv;
+
+	if (st->flags & APPLY_RELAY_FIRST)
+		return render_relay(p);
+	if ((st->flags & APPLY_STORAGE_FIRST) &&
+	    (srv = plan_storage_server(p)) != NULL)
+		return srv;
+	return render_head(p);
 }
 
 enum apply_job_kind {
@@ -1944,7 +1962,7 @@ apply_segments(struct apply_ctx *c, const struct plan_node *head,
 		    (apply_wave(c, AJ_RUN, err) != 0 ||
 		    apply_reboots(c, err) != 0))
 			return -1;
-		if (st->flags & APPLY_RELAY_FIRST)
+		if (st->flags & (APPLY_RELAY_FIRST | APPLY_STORAGE_FIRST))
 			c->hf_failed = apply_first_failed(c, st);
 		if (st->secret != NULL && head != NULL &&
 		    st->wanted(c->p, head)) {

@@ -55,6 +55,10 @@ struct plan_node;
 #define APPLY_NEEDS_FACTS	0x2	/* renders from every node's facts: runs
 					   after the first wave, which gathers
 					   them (head-first steps do) */
+#define APPLY_STORAGE_FIRST	0x8	/* head-first, on the node that serves
+					   the plan's NFS exports (the head
+					   when none does); where it fails
+					   there, the others fail it at once */
 #define APPLY_RELAY_FIRST	0x4	/* head-first, on the package relay node
 					   rather than the head; where it fails
 					   there, the others fail it at once */

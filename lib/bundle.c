@@ -91,6 +91,9 @@ static const char *const bundle_accounting_pkgs[] = {
 static const char *const bundle_logging_pkgs[] = {
 	"rsyslog", "logrotate", NULL		/* step logging */
 };
+static const char *const bundle_nfs_server_pkgs[] = {
+	"nfs-kernel-server", "nfs-common", NULL	/* step storage */
+};
 static const char *const bundle_k8s_pkgs[] = {
 	"kubelet", "kubeadm", "kubectl", NULL
 };
@@ -587,6 +590,10 @@ bundle_plan(struct bundle *b, const struct plan *p,
 		bundle_want_list(b, bundle_accounting_pkgs, "slurmdbd");
 	if (p->logging.server != NULL)
 		bundle_want_list(b, bundle_logging_pkgs, "logging");
+	if (plan_storage_server(p) != NULL)
+		bundle_want_list(b, bundle_nfs_server_pkgs, "storage");
+	else if (p->nexports > 0)
+		bundle_want(b, "nfs-common", "storage");
 	if (sw->orchestrator != NULL &&
 	    strcmp(sw->orchestrator, "kubernetes") == 0) {
 		bundle_want_list(b, bundle_k8s_pkgs, "kubernetes");

@@ -39,6 +39,8 @@
  *		     priority_weights: { fairshare, age, job_size, qos },
  *		     gpu_gres }
  *	logging:   { server, port, keep_days }
+ *	storage:   { EXPORT: { server, path, mount, clients, roles, readonly,
+ *		     root_squash, options, timeout_s } }
  *
  * Loading is one pass over the YAML tree per section, then node
  * expansion (hostlists streamed, never materialised twice), then
@@ -366,6 +368,7 @@ static const struct schema_field plan_slurm_fields[] = {
 	FN("partitions", struct plan_software, src, SCHEMA_LIST,
 	    plan_partition_fields),
 	FE("proctrack", struct plan_software, slurm_proctrack, 0, plan_proctracks),
+	F("state_storage", SCHEMA_ACCOUNT, struct plan_software, slurm_state, 0),
 	FEND
 };
 
@@ -473,6 +476,24 @@ static const struct schema_field plan_logging_fields[] = {
 };
 
 /*
+ * storage: NFS exports.  `server` is a node of the plan or a host name
+ * outside it; `roles` are words here, checked against the node roles when
+ * the nodes are known.
+ */
+static const struct schema_field plan_export_fields[] = {
+	F("server", SCHEMA_HOST, struct plan_export, server, SCHEMA_REQUIRED),
+	F("path", SCHEMA_NODEPATH, struct plan_export, path, SCHEMA_REQUIRED),
+	F("mount", SCHEMA_NODEPATH, struct plan_export, mount, SCHEMA_REQUIRED),
+	F("clients", SCHEMA_HOSTLIST, struct plan_export, clients, 0),
+	F("roles", SCHEMA_WORD, struct plan_export, roles, SCHEMA_LIST),
+	F("readonly", SCHEMA_BOOL, struct plan_export, readonly, 0),
+	F("root_squash", SCHEMA_BOOL, struct plan_export, root_squash, 0),
+	F("options", SCHEMA_KARG, struct plan_export, options, SCHEMA_LIST),
+	FR("timeout_s", SCHEMA_INT, struct plan_export, timeout_s, 0, 1, 3600),
+	FEND
+};
+
+/*
  * The top level, read section by section by plan_load_any(): this table
  * gives its keys and the shape of each (offsets unused).
  */
@@ -499,6 +520,7 @@ static const struct schema_field plan_top_fields[] = {
 	FN("users", struct plan_top_raw, node, SCHEMA_NAMES, plan_user_fields),
 	FN("scheduling", struct plan_top_raw, node, 0, plan_sched_fields),
 	FN("logging", struct plan_top_raw, node, 0, plan_logging_fields),
+	FN("storage", struct plan_top_raw, node, SCHEMA_NAMES, plan_export_fields),
 	FEND
 };
 
@@ -1753,6 +1775,224 @@ plan_load_logging(struct plan_ld *ld, const struct yml_node *v)
 		    "plan", "unknown node '%s'", lg->server);
 }
 
+static void
+plan_export_init(void *e)
+{
+	struct plan_export	*x = e;
+
+	x->root_squash = 1;
+	x->timeout_s = 30;
+	x->roles = (struct strvec)STRVEC_INIT;
+	x->options = (struct strvec)STRVEC_INIT;
+}
+
+static void
+plan_load_storage(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan	*p = ld->p;
+
+	p->storage_src = v != NULL && !yml_is_null(v) ? v : NULL;
+	p->exports = plan_load_accounts(ld, v, "export", plan_export_fields,
+	    sizeof *p->exports, offsetof(struct plan_export, src),
+	    plan_export_init, &p->nexports);
+}
+
+/*
+ * Folders of the system itself: neither exported nor mounted over (a
+ * mount on /usr or /var hides the node's own files; a typo of '/' would
+ * export the whole disk).
+ */
+static int
+plan_path_system(const char *s)
+{
+	static const char *const sys[] = { "/", "/bin", "/boot", "/dev",
+	    "/etc", "/lib", "/lib64", "/proc", "/root", "/run", "/sbin",
+	    "/sys", "/tmp", "/usr", "/var", "/var/lib", "/var/log", NULL };
+	size_t	i;
+
+	for (i = 0; sys[i] != NULL; i++)
+		if (strcmp(s, sys[i]) == 0)
+			return 1;
+	return str_starts(s, "/proc/") || str_starts(s, "/sys/") ||
+	    str_starts(s, "/dev/") || str_starts(s, "/run/");
+}
+
+/* An export's path or mount point: absolute, plain, not the system's. */
+static void
+plan_check_export_path(struct plan_ld *ld, const struct plan_export *x,
+    const char *key, const char *s)
+{
+	const struct yml_node	*at = yml_map_get(x->src, key);
+	size_t			 n;
+
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	if (strstr(s, "//") != NULL || strstr(s, "/./") != NULL ||
+	    (n > 1 && s[n - 1] == '/') || (n >= 2 && strcmp(s + n - 2, "/.")
+	    == 0))
+		plan_ld_err(ld, at, "write it as '/srv/home': no '//', no '.' "
+		    "component, no trailing '/'", "%s '%s' is not a plain "
+		    "path", key, s);
+	else if (plan_path_system(s))
+		plan_ld_err(ld, at, "use a folder of its own, like '/srv/nfs/"
+		    "home' or '/shared'", "%s '%s' is a folder of the system",
+		    key, s);
+}
+
+static int
+plan_is_role(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; plan_roles[i] != NULL; i++)
+		if (strcmp(s, plan_roles[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Exports: paths plain, one export a mount point, clients in the plan,
+ * one node of the plan serving them all (the storage step runs there
+ * first), and no export nobody mounts.
+ */
+static void
+plan_resolve_storage(struct plan_ld *ld)
+{
+	struct plan		*p = ld->p;
+	const struct plan_node	*srv = NULL;
+	size_t			 i, j, k;
+
+	for (i = 0; i < p->nexports; i++) {
+		struct plan_export	*x = &p->exports[i];
+		struct plan_node	**sel = NULL;
+		struct prov_err		  e = PROV_ERR_INIT;
+		size_t			  n = 0, users = 0;
+		int			  bad = 0;
+
+		if (x->server == NULL || x->path == NULL || x->mount == NULL)
+			continue;
+		plan_check_export_path(ld, x, "path", x->path);
+		plan_check_export_path(ld, x, "mount", x->mount);
+		for (j = 0; j < i; j++)
+			if (p->exports[j].mount != NULL &&
+			    strcmp(p->exports[j].mount, x->mount) == 0)
+				plan_ld_err(ld, yml_map_get(x->src, "mount"),
+				    "give each export a mount point of its own",
+				    "mount point '%s' is export '%s''s too",
+				    x->mount, p->exports[j].name);
+		x->server_node = plan_node(p, x->server);
+		if (x->server_node != NULL) {
+			if (srv != NULL && srv != x->server_node)
+				plan_ld_err(ld, yml_map_get(x->src, "server"),
+				    "serve every export from one node of the "
+				    "plan, or from a host outside it", "exports "
+				    "are served by node '%s' already", srv->name);
+			else
+				srv = x->server_node;
+		}
+		for (k = 0; k < x->roles.n; k++)
+			if (!plan_is_role(x->roles.v[k])) {
+				const struct yml_node	*l =
+				    yml_map_get(x->src, "roles");
+				char	*h = plan_hint(x->roles.v[k],
+				    plan_roles, NULL);
+
+				plan_ld_err(ld, l != NULL && l->kind ==
+				    YML_SEQ && k < l->n ? l->u.items[k] : l,
+				    h, "unknown role '%s'", x->roles.v[k]);
+				free(h);
+				bad = 1;
+			}
+		if (x->clients != NULL && plan_select(&sel, &n, p, x->clients,
+		    &e) != 0) {
+			plan_ld_err(ld, yml_map_get(x->src, "clients"), e.hint,
+			    "%s", e.msg);
+			prov_err_release(&e);
+			bad = 1;
+		}
+		free(sel);
+		for (k = 0; k < p->nnodes && !bad; k++)
+			users += plan_export_client(p, x, &p->nodes[k]);
+		if (!bad && users == 0)
+			plan_ld_err(ld, x->src, "name its nodes under 'clients' "
+			    "or 'roles'", "no node of the plan mounts export "
+			    "'%s'", x->name);
+		for (k = 0; k < x->options.n; k++)
+			if (strchr(x->options.v[k], ',') != NULL) {
+				const struct yml_node	*l =
+				    yml_map_get(x->src, "options");
+
+				plan_ld_err(ld, l != NULL && l->kind ==
+				    YML_SEQ && k < l->n ? l->u.items[k] : l,
+				    "one option an item: [ 'vers=4.2', 'hard' ]",
+				    "mount option '%s' holds a ','",
+				    x->options.v[k]);
+			}
+	}
+}
+
+/*
+ * Two heads are Slurm's primary and backup controller: the backup takes
+ * over only from the state the primary saved, so StateSaveLocation must
+ * be storage both mount, writable by SlurmUser (no root squash: the slurm
+ * step makes the folder as root).
+ */
+static void
+plan_resolve_heads(struct plan_ld *ld)
+{
+	struct plan		*p = ld->p;
+	const struct plan_node	*heads[2] = { NULL, NULL };
+	const struct yml_node	*at;
+	const struct plan_export *x;
+	size_t			 i, nh = 0;
+
+	if (p->sw.src == NULL || p->sw.orchestrator == NULL ||
+	    strcmp(p->sw.orchestrator, "slurm") != 0)
+		return;
+	at = yml_map_get(yml_map_get(yml_map_get(p->sw.src, "orchestrator"),
+	    "slurm"), "state_storage");
+	for (i = 0; i < p->nnodes; i++) {
+		if (p->nodes[i].role != PLAN_ROLE_HEAD)
+			continue;
+		if (nh == 2) {
+			plan_ld_err(ld, plan_key_or(p->nodes[i].src, "role"),
+			    "two heads at most: Slurm's controller and its "
+			    "backup", "node '%s' is a third head",
+			    p->nodes[i].name);
+			break;
+		}
+		heads[nh++] = &p->nodes[i];
+	}
+	if (p->sw.slurm_state == NULL) {
+		if (nh == 2)
+			plan_ld_err(ld, plan_key_or(heads[1]->src, "role"),
+			    "set 'software.orchestrator.slurm.state_storage' "
+			    "to an export of 'storage:' both heads mount",
+			    "two heads need Slurm's state on shared storage: "
+			    "the backup controller ('%s') takes over from "
+			    "what the primary saved", heads[1]->name);
+		return;
+	}
+	if ((x = plan_export_find(p, p->sw.slurm_state)) == NULL) {
+		char	*h = plan_hint(p->sw.slurm_state, NULL, "storage");
+
+		plan_ld_err(ld, at, h, "unknown export '%s'", p->sw.slurm_state);
+		free(h);
+		return;
+	}
+	if (x->readonly || x->root_squash)
+		plan_ld_err(ld, at, "give the export 'readonly: false' and "
+		    "'root_squash: false'", "export '%s' is %s: the slurm step "
+		    "makes Slurm's state folder there as root", x->name,
+		    x->readonly ? "read-only" : "root-squashed");
+	for (i = 0; i < nh; i++)
+		if (!plan_export_client(p, x, heads[i]))
+			plan_ld_err(ld, at, "add the head to the export's "
+			    "'clients'", "head '%s' does not mount export '%s'",
+			    heads[i]->name, x->name);
+}
+
 static struct plan_group *
 plan_group_find(const struct plan *p, const char *name)
 {
@@ -1772,6 +2012,66 @@ plan_user_find(const struct plan *p, const char *name)
 	for (i = 0; i < p->nusers; i++)
 		if (strcmp(p->users[i].name, name) == 0)
 			return &p->users[i];
+	return NULL;
+}
+
+struct plan_export *
+plan_export_find(const struct plan *p, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nexports; i++)
+		if (strcmp(p->exports[i].name, name) == 0)
+			return &p->exports[i];
+	return NULL;
+}
+
+int
+plan_export_client(const struct plan *p, const struct plan_export *x,
+    const struct plan_node *n)
+{
+	struct plan_node	**sel = NULL;
+	struct prov_err		  e = PROV_ERR_INIT;
+	size_t			  i, m;
+	int			  hit = 0;
+
+	if (x->clients == NULL && x->roles.n == 0)
+		return 1;
+	for (i = 0; i < x->roles.n; i++)
+		if (strcmp(x->roles.v[i], plan_role_name(n->role)) == 0)
+			return 1;
+	if (x->clients == NULL)
+		return 0;
+	if (plan_select(&sel, &m, p, x->clients, &e) != 0) {
+		prov_err_release(&e);
+		return 0;
+	}
+	for (i = 0; i < m; i++)
+		if (sel[i] == n)
+			hit = 1;
+	free(sel);
+	return hit;
+}
+
+const struct plan_node *
+plan_storage_server(const struct plan *p)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nexports; i++)
+		if (p->exports[i].server_node != NULL)
+			return p->exports[i].server_node;
+	return NULL;
+}
+
+const struct plan_node *
+plan_backup_head(const struct plan *p)
+{
+	size_t	i, nh = 0;
+
+	for (i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].role == PLAN_ROLE_HEAD && nh++ == 1)
+			return &p->nodes[i];
 	return NULL;
 }
 
@@ -2105,6 +2405,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_load_offline(&ld, yml_map_get(root, "offline"));
 	plan_load_people(&ld, root);
 	plan_load_logging(&ld, yml_map_get(root, "logging"));
+	plan_load_storage(&ld, yml_map_get(root, "storage"));
 
 	for (size_t i = 0; i < p->nhw; i++)
 		if (p->hw[i].name != NULL)
@@ -2114,6 +2415,8 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_resolve_software(&ld);
 	plan_resolve_jump(&ld);
 	plan_resolve_people(&ld);
+	plan_resolve_storage(&ld);
+	plan_resolve_heads(&ld);
 	if (errs->n > nerr0)
 		goto out;
 	*out = p;
@@ -2184,6 +2487,11 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->sched.nteams; i++)
 		strvec_clear(&p->sched.teams[i].users);
 	free(p->sched.teams);
+	for (i = 0; i < p->nexports; i++) {
+		strvec_clear(&p->exports[i].roles);
+		strvec_clear(&p->exports[i].options);
+	}
+	free(p->exports);
 	strvec_clear(&p->profile_dirs);
 	catalog_free(p->catalog);
 	if (p->index != NULL) {

@@ -245,6 +245,9 @@ struct plan_software {
 	size_t			 npartitions;
 	const char		*slurm_cluster;
 	const char		*slurm_proctrack;	/* cgroup (default), linuxproc */
+	const char		*slurm_state;	/* storage export holding
+						   StateSaveLocation; NULL:
+						   the head's own disk */
 	const char		*k8s_version;
 	const char		*k8s_pod_cidr;
 	const char		*k8s_cni;
@@ -320,6 +323,26 @@ struct plan_logging {
 	const struct yml_node	*src;
 };
 
+/*
+ * storage: one NFS export: a directory of a server (a node of the plan, or
+ * a host outside it) mounted on the nodes that need it.
+ */
+struct plan_export {
+	const char		*name;
+	const char		*server;	/* node name or host name */
+	const struct plan_node	*server_node;	/* resolved; NULL: outside */
+	const char		*path;		/* the directory on the server */
+	const char		*mount;		/* where clients mount it */
+	const char		*clients;	/* hostlist; NULL: see roles */
+	struct strvec		 roles;		/* client roles; none and no
+						   clients: every node */
+	int			 readonly;
+	int			 root_squash;	/* 1 */
+	struct strvec		 options;	/* more mount options */
+	long			 timeout_s;	/* mount timeout: 30 */
+	const struct yml_node	*src;
+};
+
 struct plan {
 	const char		*file;		/* as given */
 	const char		*dir;		/* its directory, for relative paths */
@@ -348,6 +371,9 @@ struct plan {
 	const struct yml_node	*users_src;	/* NULL: no users: section */
 	struct plan_sched	 sched;
 	struct plan_logging	 logging;
+	struct plan_export	*exports;
+	size_t			 nexports;
+	const struct yml_node	*storage_src;	/* NULL: no storage: */
 	struct catalog		*catalog;
 	struct yml_doc		 doc;
 	struct plan_index	*index;		/* name lookups */
@@ -399,6 +425,14 @@ int			 plan_slurm_compute(const struct plan *,
 			    const struct plan_node *n, const char **part);
 
 struct plan_user	*plan_user_find(const struct plan *, const char *name);
+/* Whether plan node n mounts export e (its clients, its roles; else every node). */
+int			 plan_export_client(const struct plan *,
+			    const struct plan_export *, const struct plan_node *n);
+/* The plan node that serves exports (one at most), or NULL. */
+const struct plan_node	*plan_storage_server(const struct plan *);
+struct plan_export	*plan_export_find(const struct plan *, const char *name);
+/* The second node of role head: Slurm's backup controller; NULL: none. */
+const struct plan_node	*plan_backup_head(const struct plan *);
 /* Slurm accounting is on: the plan has a scheduling: section. */
 int			 plan_accounting(const struct plan *);
 

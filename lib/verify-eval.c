@@ -49,12 +49,12 @@ verify_daemons(const struct plan *p, const struct plan_node *n,
 	if (verify_is_slurm(p)) {
 		int	compute = plan_slurm_compute(p, n, &part);
 
-		if (n == head)
+		if (n == head || n == plan_backup_head(p))
 			d[k++] = (struct verify_daemon){ "slurmctld",
 			    "slurmctld" };
 		if (compute)
 			d[k++] = (struct verify_daemon){ "slurmd", "slurmd" };
-		if (n == head || compute)
+		if (n == head || n == plan_backup_head(p) || compute)
 			d[k++] = (struct verify_daemon){ "munged", "munged" };
 	}
 	if (verify_is_k8s(p)) {

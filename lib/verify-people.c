@@ -2,7 +2,8 @@
  * verify-people.c: the checks of a cluster people share: the plan's
  * users with their uid and gid on every node, Slurm's accounting answering
  * with the plan's teams, shares and limits (on the head), and every other
- * node's log file on the log server.
+ * node's log file on the log server, and the plan's storage mounted and
+ * writable where the plan mounts it.
  */
 #include "compat.h"
 
@@ -184,9 +185,92 @@ verify_eval_logs(struct verify_ctx *c, size_t k)
 	strvec_clear(&lines);
 }
 
+/*
+ * One export on this node, from its line "MOUNT FSTYPE WHO RESULT [DETAIL]"
+ * of templates/remote/verify.sh's vmount.
+ */
+static void
+verify_eval_mount(struct verify_ctx *c, const struct verify_node *vn,
+    const struct plan_export *x, const char *line)
+{
+	struct strvec w = STRVEC_INIT;
+	const char *node = vn->pn->name, *detail = "";
+	char *what = xasprintf("storage %s", x->mount);
+	char *exp = xasprintf("%s, %s",
+	    x->server_node == vn->pn ? "bound" : "mounted over NFS",
+	    x->readonly ? "readable" : "writable");
+	char *got;
+
+	if (line != NULL)
+		verify_words(&w, line);
+	if (w.n > 4)
+		detail = line + (strstr(line, w.v[4]) - line);
+	if (w.n < 4)
+		verify_row(c, ROW_FAIL, node, what, exp, NULL,
+		    "not looked at: "
+		    "is verify's script current?");
+	else if (strcmp(w.v[3], "unreachable") == 0)
+		verify_row(c, ROW_FAIL, node, what, exp, "no answer in 20 s",
+		    "is %s up and serving %s (step storage)?", x->server,
+		    x->path);
+	else if (x->server_node != vn->pn && !str_starts(w.v[1], "nfs"))
+		verify_row(c, ROW_FAIL, node, what, exp, w.v[1],
+		    "%s is the "
+		    "node's own folder, not the export (step storage)",
+		    x->mount);
+	else if (strcmp(w.v[3], "wrote") == 0 || strcmp(w.v[3], "read") == 0) {
+		got = xasprintf("%s by %s%s%s",
+		    x->readonly ? "read" : "written", w.v[2],
+		    *detail ? " in " : "", detail);
+		verify_row(c, ROW_OK, node, what, exp, got, NULL);
+		free(got);
+	} else
+		verify_row(c, ROW_FAIL, node, what, exp, "not writable",
+		    "%s cannot write there: %s", w.v[2], detail);
+	strvec_clear(&w);
+	free(what);
+	free(exp);
+}
+
+/* Each export this node mounts: mounted, and written as a plan user. */
+static void
+verify_eval_storage(struct verify_ctx *c, size_t k)
+{
+	const struct verify_node *vn = &c->nodes[k];
+	const struct verify_sec *s = verify_node_sec(vn, "storage");
+	struct strvec lines = STRVEC_INIT;
+	size_t i, j, n;
+
+	if (s != NULL)
+		strvec_split_lines(&lines, s->body);
+	for (i = 0; i < c->p->nexports; i++) {
+		const struct plan_export *x = &c->p->exports[i];
+		const char *line = NULL;
+		char *what;
+
+		if (!plan_export_client(c->p, x, vn->pn))
+			continue;
+		if (s == NULL) {
+			what = xasprintf("storage %s", x->mount);
+			verify_row(c, ROW_SKIP, vn->pn->name, what, "mounted",
+			    NULL, "not gathered");
+			free(what);
+			continue;
+		}
+		n = strlen(x->mount);
+		for (j = 0; j < lines.n; j++)
+			if (strncmp(lines.v[j], x->mount, n) == 0 &&
+			    lines.v[j][n] == ' ')
+				line = lines.v[j];
+		verify_eval_mount(c, vn, x, line);
+	}
+	strvec_clear(&lines);
+}
+
 void
 verify_eval_people(struct verify_ctx *c, size_t k)
 {
+	verify_eval_storage(c, k);
 	verify_eval_users(c, k);
 	verify_eval_accounting(c, k);
 	verify_eval_logs(c, k);

@@ -154,6 +154,30 @@ verify_script_people(struct buf *b, const struct plan *p,
 	buf_release(&u);
 }
 
+/*
+ * V_MOUNTS: "MOUNT rw|ro" a line, the exports this node mounts; V_WUSER:
+ * who writes there (the plan's first user, in its own folder when the
+ * mount has one, else root).
+ */
+static void
+verify_script_storage(struct buf *b, const struct plan *p,
+    const struct plan_node *node)
+{
+	struct buf	m = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < p->nexports; i++)
+		if (plan_export_client(p, &p->exports[i], node))
+			buf_addf(&m, "%s %s\n", p->exports[i].mount,
+			    p->exports[i].readonly ? "ro" : "rw");
+	buf_adds(b, "V_MOUNTS=");
+	buf_add_shquote(b, m.buf != NULL ? m.buf : "");
+	buf_adds(b, "\nV_WUSER=");
+	buf_add_shquote(b, p->nusers > 0 ? p->users[0].name : "root");
+	buf_addch(b, '\n');
+	buf_release(&m);
+}
+
 void
 verify_script(struct buf *b, const struct plan *p, const struct plan_node *node,
     struct plan_node *const *sel, size_t nsel, const struct verify_opts *o)
@@ -183,6 +207,7 @@ verify_script(struct buf *b, const struct plan *p, const struct plan_node *node,
 	buf_adds(b, "}\n");
 	buf_addf(b, "VJT=%ld\n", o->job_timeout_s > 0 ? o->job_timeout_s : 60);
 	verify_script_people(b, p, node);
+	verify_script_storage(b, p, node);
 	verify_script_names(b, "v_names", p, NULL);
 	verify_script_names(b, "v_others", p, node);
 	nd = verify_daemons(p, node, d);

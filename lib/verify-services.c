@@ -62,6 +62,32 @@ verify_srun_result(const struct verify_sec *s, const char *name,
 	return r;
 }
 
+/*
+ * Two heads: the backup controller answers scontrol ping on the head
+ * ("Slurmctld(backup) at head-02 is UP"), as a row of the backup.
+ */
+static void
+verify_eval_backup(struct verify_ctx *c, const char *ping)
+{
+	const struct plan_node	*b = plan_backup_head(c->p);
+	struct strvec		 lines = STRVEC_INIT;
+	const char		*got = NULL;
+	size_t			 i;
+
+	if (b == NULL)
+		return;
+	strvec_split_lines(&lines, ping);
+	for (i = 0; i < lines.n; i++)
+		if (strstr(lines.v[i], "(backup)") != NULL)
+			got = lines.v[i];
+	verify_row(c, got != NULL && strstr(got, "is UP") != NULL ? ROW_OK :
+	    ROW_FAIL, b->name, "slurm backup controller", "UP",
+	    got != NULL ? got : "not in scontrol ping", got != NULL &&
+	    strstr(got, "is UP") != NULL ? NULL : "slurmctld on %s does not "
+	    "answer: it takes over only when it runs (step slurm)", b->name);
+	strvec_clear(&lines);
+}
+
 void
 verify_eval_slurm(struct verify_ctx *c, size_t k)
 {
@@ -91,6 +117,7 @@ verify_eval_slurm(struct verify_ctx *c, size_t k)
 			    "slurm controller", "UP", l, s->rc == 0 ? NULL :
 			    "scontrol ping: slurmctld does not answer");
 			free(l);
+			verify_eval_backup(c, s->body);
 		}
 	}
 	if (!plan_slurm_compute(c->p, pn, &part))

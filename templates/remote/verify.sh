@@ -21,6 +21,8 @@
 #	V_USERS		the plan's user names (their ids here)
 #	V_ACCT		1 on the head with Slurm accounting (sacctmgr)
 #	V_LOGS		1 on the log server (the others' log files)
+#	V_MOUNTS	"MOUNT rw|ro" a line: the exports this node mounts
+#	V_WUSER		who writes on them: a plan user, or root
 #	VJT		seconds a Slurm test job may take
 #	v_names		prints every planned node name, one a line
 #	v_others	the same without this node
@@ -241,6 +243,35 @@ if [ -n "$V_USERS" ]; then
 	vs users
 	for u in $V_USERS; do
 		getent passwd "$u" | cut -d: -f1,3,4
+	done
+	echo '@@rc 0'
+fi
+# vmount MOUNT rw|ro: "MOUNT FSTYPE WHO RESULT [WHY]": the mount point
+# touched (an automount mounts then; a dead server is a timeout, not a
+# hang), then a file written, read back and removed as V_WUSER (in its
+# own folder there when it has one), or for a read-only export a listing.
+vmount() {
+	if ! timeout -s KILL 20 ls -- "$1" >/dev/null 2>&1; then
+		echo "$1 - $V_WUSER unreachable"; return
+	fi
+	vm_t=$(findmnt -n -o FSTYPE --target "$1" 2>/dev/null | tail -n 1)
+	vm_d=$1
+	if [ "$V_WUSER" != root ] && [ -d "$1/$V_WUSER" ]; then vm_d=$1/$V_WUSER; fi
+	if [ "$2" = ro ]; then echo "$1 ${vm_t:--} $V_WUSER read"; return; fi
+	vm_f=$vm_d/.provision-verify.$(hostname).$$
+	if [ "$V_WUSER" = root ]; then set --
+	else set -- setpriv --reuid="$V_WUSER" --regid="$(id -g "$V_WUSER")" --init-groups --; fi
+	if vm_e=$(timeout -s KILL 20 "$@" sh -c 'echo verify >"$1" && [ "$(cat "$1")" = verify ] && rm -f "$1"' sh "$vm_f" 2>&1); then
+		echo "$1 ${vm_t:--} $V_WUSER wrote $vm_d"
+	else
+		echo "$1 ${vm_t:--} $V_WUSER cannot-write $(printf '%s' "$vm_e" | tr '\n' ' ' | cut -c1-200)"
+	fi
+}
+if [ -n "$V_MOUNTS" ]; then
+	vs storage
+	printf '%s\n' "$V_MOUNTS" | while read -r vm_m vm_ro; do
+		[ -n "$vm_m" ] || continue
+		vmount "$vm_m" "$vm_ro"
 	done
 	echo '@@rc 0'
 fi

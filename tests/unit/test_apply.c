@@ -142,6 +142,7 @@ START_TEST(test_apply_table)
 		{ "base", 0, NULL },
 		{ "gpu-driver", 0, NULL },
 		{ "container-runtime", 0, NULL },
+		{ "storage", APPLY_HEAD_FIRST | APPLY_STORAGE_FIRST, NULL },
 		{ "users", 0, NULL },
 		{ "logging", 0, NULL },
 		{ "munge", APPLY_HEAD_FIRST, "munge.key" },

@@ -542,14 +542,22 @@ static const char tb_apptainer[] =
     " container_runtime: { engine: apptainer, nvidia_toolkit: true },"
     " orchestrator: { kind: none }, monitoring: { grafana: s },"
     " relay: { node: s }";
+/* storage: is a top-level key: it follows the software mapping it closes. */
+static const char tb_nfs[] =
+    "orchestrator: { kind: slurm } }\n"
+    "storage: { home: { server: h, path: /srv/home, mount: /home },"
+    " data: { server: nas.example.com, path: /data, mount: /data,"
+    " clients: g, readonly: true }";
 
 static const struct tb_case tb_cases[] = {
 	{ "debian", "12", "bookworm", "linux-headers-amd64", tb_slurm },
 	{ "debian", "12", "bookworm", "linux-headers-amd64", tb_k8s },
 	{ "debian", "12", "bookworm", "linux-headers-amd64", tb_apptainer },
+	{ "debian", "12", "bookworm", "linux-headers-amd64", tb_nfs },
 	{ "ubuntu", "22.04", "jammy", "linux-headers-generic", tb_slurm },
 	{ "ubuntu", "22.04", "jammy", "linux-headers-generic", tb_k8s },
 	{ "ubuntu", "22.04", "jammy", "linux-headers-generic", tb_apptainer },
+	{ "ubuntu", "22.04", "jammy", "linux-headers-generic", tb_nfs },
 	{ "ubuntu", "24.04", "noble", "linux-headers-generic", tb_slurm },
 	{ "ubuntu", "24.04", "noble", "linux-headers-generic", tb_k8s },
 	{ "ubuntu", "24.04", "noble", "linux-headers-generic", tb_apptainer },

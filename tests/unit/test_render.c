@@ -668,6 +668,108 @@ START_TEST(test_render_step_values)
 }
 END_TEST
 
+/* storage: and two heads: exports, fstab lines and slurm.conf per node. */
+static const char test_render_storage_plan[] =
+    "version: 1\n"
+    "cluster: { name: st }\n"
+    "nodes:\n"
+    "  - { name: \"head-[01-02]\", role: head, address: \"10.0.0.[1-2]\" }\n"
+    "  - { name: \"w[01-02]\", role: worker, address: \"10.0.0.[11-12]\" }\n"
+    "software:\n"
+    "  os: { distro: debian, release: \"12\" }\n"
+    "  orchestrator: { kind: slurm, slurm: { state_storage: slurm-state } }\n"
+    "storage:\n"
+    "  home: { server: head-01, path: /srv/nfs/home, mount: /home,\n"
+    "          root_squash: false }\n"
+    "  slurm-state: { server: head-01, path: /srv/nfs/slurm,\n"
+    "                 mount: /var/spool/slurm-state, roles: [ head ],\n"
+    "                 root_squash: false, timeout_s: 20 }\n"
+    "  data: { server: nas.example.com, path: /export/data, mount: /data,\n"
+    "          readonly: true, clients: \"w[01-02]\",\n"
+    "          options: [ \"vers=4.2\", hard ] }\n";
+
+START_TEST(test_render_step_storage)
+{
+	static const char *const names[] = { "STORAGE_MANAGED",
+	    "STORAGE_EXPORTS", "STORAGE_EXPORT_DIRS", "STORAGE_FSTAB",
+	    "STORAGE_MOUNTS", "SLURM_ROLE" };
+	static const char *const want[][6] = {
+		/* head-01: the server, its exports bound */
+		{ "1",
+		  "/srv/nfs/home 10.0.0.2(rw,sync,no_subtree_check,"
+		  "no_root_squash) 10.0.0.11(rw,sync,no_subtree_check,"
+		  "no_root_squash) 10.0.0.12(rw,sync,no_subtree_check,"
+		  "no_root_squash)\n"
+		  "/srv/nfs/slurm 10.0.0.2(rw,sync,no_subtree_check,"
+		  "no_root_squash)\n",
+		  "/srv/nfs/home\n/srv/nfs/slurm\n",
+		  "/srv/nfs/home /home none bind,nofail 0 0\n"
+		  "/srv/nfs/slurm /var/spool/slurm-state none bind,nofail 0 0\n",
+		  "/home\n/var/spool/slurm-state\n", "controller" },
+		/* head-02: the backup controller, both over NFS */
+		{ "1", "", "",
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
+		  "x-systemd.automount,x-systemd.mount-timeout=30 0 0\n"
+		  "10.0.0.1:/srv/nfs/slurm /var/spool/slurm-state nfs rw,"
+		  "_netdev,nofail,x-systemd.automount,"
+		  "x-systemd.mount-timeout=20 0 0\n",
+		  "/home\n/var/spool/slurm-state\n", "controller" },
+		/* w01: home, and the data of a server outside the plan */
+		{ "1", "", "",
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
+		  "x-systemd.automount,x-systemd.mount-timeout=30 0 0\n"
+		  "nas.example.com:/export/data /data nfs ro,_netdev,nofail,"
+		  "x-systemd.automount,x-systemd.mount-timeout=30,vers=4.2,"
+		  "hard 0 0\n",
+		  "/home\n/data\n", "compute" },
+	};
+	struct test_render	 t;
+	struct buf		 b = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct strvec		 vals = STRVEC_INIT;
+	char			*l;
+	size_t			 i, k;
+
+	test_render_text(&t, test_render_storage_plan);
+	ck_assert_str_eq(plan_storage_server(t.p)->name, "head-01");
+	ck_assert_str_eq(plan_backup_head(t.p)->name, "head-02");
+	for (k = 0; k < ARRAY_SIZE(want); k++) {
+		buf_reset(&b);
+		ck_assert_ok(render_step(&b, &t.in, k, "storage", &err), &err);
+		test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			ck_assert_msg(strcmp(vals.v[i], want[k][i]) == 0,
+			    "%s: %s='%s', want '%s'", t.p->nodes[k].name,
+			    names[i], vals.v[i], want[k][i]);
+		strvec_clear(&vals);
+	}
+	/* slurm.conf: both controllers, the state on the export */
+	buf_reset(&b);
+	render_slurm_conf(&b, &t.in);
+	l = test_render_grep(b.buf, "SlurmctldHost=");
+	ck_assert_str_eq(l, "SlurmctldHost=head-01(10.0.0.1)\n"
+	    "SlurmctldHost=head-02(10.0.0.2)\n");
+	free(l);
+	l = test_render_grep(b.buf, "StateSaveLocation=");
+	ck_assert_str_eq(l, "StateSaveLocation=/var/spool/slurm-state\n");
+	free(l);
+	buf_release(&b);
+	test_render_release(&t);
+
+	/* An empty storage: still runs the step (it cleans up), nothing in it. */
+	test_render_text(&t, "version: 1\ncluster: { name: e }\nnodes: [ { "
+	    "name: n1, address: 10.0.0.1 } ]\nstorage: {}\n");
+	ck_assert_ok(render_step(&b, &t.in, 0, "storage", &err), &err);
+	test_render_eval(&vals, b.buf, names, 5);
+	ck_assert_str_eq(vals.v[0], "1");
+	for (i = 1; i < 5; i++)
+		ck_assert_str_eq(vals.v[i], "");
+	strvec_clear(&vals);
+	buf_release(&b);
+	test_render_release(&t);
+}
+END_TEST
+
 /* The plan's registry mirrors, and each one's CA, reach the step. */
 START_TEST(test_render_step_mirrors)
 {
@@ -959,6 +1061,7 @@ render_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_render_step_values);
 	tcase_add_test(tc, test_render_step_mirrors);
+	tcase_add_test(tc, test_render_step_storage);
 	tcase_add_test(tc, test_render_step_relay);
 	tcase_add_test(tc, test_render_step_slurm_conf);
 	tcase_add_test(tc, test_render_step_layout);

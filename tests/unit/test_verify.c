@@ -1113,6 +1113,78 @@ START_TEST(test_eval_burnin_nothing)
 }
 END_TEST
 
+/*
+ * Storage and two heads, as verify.sh's vmount and scontrol ping answer:
+ * on head-01 (the server) /home bound and written by alice, the state
+ * folder not reachable, the backup controller DOWN; on w01 /home the
+ * node's own folder (the export not mounted), /data read.
+ */
+START_TEST(test_eval_storage)
+{
+	struct plan		*p = load_plan("tests/fixtures/storage/plan.yaml");
+	struct verify_node	 vn[2];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct row	*r;
+	static const char	 head[] =
+	    "@@facts v-clock\n1764529200.000\n@@rc 0\n"
+	    "@@facts hostname\nhead-01\n@@rc 0\n"
+	    "@@facts end\n"
+	    "@@facts v-slurm-ping\nSlurmctld(primary) at head-01 is UP\n"
+	    "Slurmctld(backup) at head-02 is DOWN\n@@rc 1\n"
+	    "@@facts v-storage\n/home ext4 alice wrote /home/alice\n"
+	    "/var/spool/slurm-state - alice unreachable\n@@rc 0\n"
+	    "@@facts v-end\n@@rc 0\n";
+	static const char	 w01[] =
+	    "@@facts v-clock\n1764529200.000\n@@rc 0\n"
+	    "@@facts hostname\nw01\n@@rc 0\n"
+	    "@@facts end\n"
+	    "@@facts v-storage\n/home ext4 alice wrote /home/alice\n"
+	    "/data nfs4 alice read\n@@rc 0\n"
+	    "@@facts v-end\n@@rc 0\n";
+
+	memset(vn, 0, sizeof vn);
+	vn[0].pn = plan_node(p, "head-01");
+	vn[1].pn = plan_node(p, "w01");
+	ck_assert_ok(verify_node_parse(&vn[0], head, &err), &err);
+	ck_assert_ok(verify_node_parse(&vn[1], w01, &err), &err);
+	vn[0].reached = vn[1].reached = 1;
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
+	dump_rows(&rows);
+	r = find_row(&rows, "head-01", "storage /home");
+	ck_assert_int_eq(r->verdict, ROW_OK);
+	ck_assert_str_eq(r->limit, "bound, writable");
+	ck_assert_str_eq(r->measured, "written by alice in /home/alice");
+	r = find_row(&rows, "head-01", "storage /var/spool/slurm-state");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->hint, "head-01 up and serving "
+	    "/srv/nfs/slurm"));
+	/* w01's /home is its own disk: the export is not mounted there */
+	r = find_row(&rows, "w01", "storage /home");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "ext4");
+	r = find_row(&rows, "w01", "storage /data");
+	ck_assert_int_eq(r->verdict, ROW_OK);
+	ck_assert_str_eq(r->limit, "mounted over NFS, readable");
+	/* w01 mounts no state; head-01 no data */
+	ck_assert_ptr_null(find_row(&rows, "w01",
+	    "storage /var/spool/slurm-state"));
+	ck_assert_ptr_null(find_row(&rows, "head-01", "storage /data"));
+	/* the backup, as the head's scontrol ping sees it */
+	r = find_row(&rows, "head-02", "slurm backup controller");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "Slurmctld(backup) at head-02 is DOWN");
+	rows_release(&rows);
+	verify_node_release(&vn[0]);
+	verify_node_release(&vn[1]);
+	plan_free(p);
+}
+END_TEST
+
 /* The script runs here with /bin/sh and answers every section. */
 START_TEST(test_script_runs_here)
 {
@@ -1425,6 +1497,7 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_mig);
 	tcase_add_test(tc, test_eval_unreachable);
 	tcase_add_test(tc, test_eval_people);
+	tcase_add_test(tc, test_eval_storage);
 	tcase_add_test(tc, test_script_runs_here);
 	tcase_add_test(tc, test_script_burnin_here);
 	tcase_add_test(tc, test_script_syntax_examples);

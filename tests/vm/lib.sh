@@ -24,6 +24,12 @@ in_testbed() {
 #   maxtime  the debug partition limited to 30 minutes (a changed slurm.conf)
 #   kargs    maxtime, and hugepages=16 on the kernel command line, the
 #            workers rebooted two at a time
+#   storage  maxtime, and worker-02 a second head (Slurm's backup
+#            controller; the debug partition is worker-01 alone), user
+#            alice, /home and Slurm's state served by head-01 over NFS
+#            (no kernel_args: it runs after kargs, or on fresh nodes
+#            alone), and /datasets read-only on worker-01
+#   storage-less  storage without /datasets
 plan_variant() {
 	_pv=$VD/plan-$1.yaml
 	case $1 in
@@ -32,6 +38,33 @@ plan_variant() {
 	kargs)
 		sed 's/default: true }/default: true, max_time: "30" }/' "$PLAN"
 		printf '  kernel_args: [ "hugepages=16" ]\napply: { reboot_parallel: 2 }\n' ;;
+	storage)
+		# the workers' range split in two, the second one a head
+		awk '
+			/name: "worker-\[01-02\]"/ { skip = 1
+				print "  - { name: worker-01, role: worker, address: 192.168.56.11,"
+				print "      interfaces: { fabric: 192.168.57.11 } }"
+				print "  - { name: worker-02, role: head, address: 192.168.56.12,"
+				print "      interfaces: { fabric: 192.168.57.12 } }"
+			}
+			skip && /} }$/ { skip = 0; next }
+			skip { next }
+			/^      cluster_name: vmtest$/ { print; print "      state_storage: slurm-state"; next }
+			{ sub(/nodes: "worker-\[01-02\]", default: true }/, "nodes: worker-01, default: true, max_time: \"30\" }"); print }
+		' "$PLAN"
+		cat <<'EOF'
+users:
+  alice: { uid: 2001 }
+storage:
+  home: { server: head-01, path: /srv/nfs/home, mount: /home, root_squash: false }
+  slurm-state: { server: head-01, path: /srv/nfs/slurm, mount: /var/spool/slurmctld-shared,
+                 roles: [ head ], root_squash: false, timeout_s: 20 }
+  datasets: { server: head-01, path: /srv/nfs/datasets, mount: /datasets, readonly: true,
+              clients: worker-01 }
+EOF
+		;;
+	storage-less)
+		grep -v -e 'datasets: {' -e 'clients: worker-01 }' "$(plan_variant storage)" ;;
 	esac >"$_pv"
 	echo "$_pv"
 }
