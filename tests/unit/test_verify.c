@@ -1153,7 +1153,7 @@ START_TEST(test_eval_storage)
 	vn[0].reached = vn[1].reached = 1;
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
-	verify_eval(&rows, p, vn, 2, &vn[0], &env, &o);
+	verify_eval(&rows, NULL, p, vn, 2, &vn[0], &env, &o);
 	dump_rows(&rows);
 	r = find_row(&rows, "head-01", "storage /home");
 	ck_assert_int_eq(r->verdict, ROW_OK);
