@@ -451,6 +451,10 @@ class Bmc:
 			if vm is not None:
 				self.qemu[path] = vm
 				power = vm.power_state()
+				# the VM boots in the order it was started with
+				if isinstance(doc.get("Boot"), dict):
+					self.writable(path)["Boot"][
+						"BootSourceOverrideEnabled"] = "Disabled"
 			self.systems[path] = SysState(power)
 			act = doc.get("Actions", {}).get("#ComputerSystem.Reset")
 			allowed = list(RESET_TYPES)

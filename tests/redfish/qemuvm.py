@@ -233,19 +233,14 @@ class QemuVm:
 		return ",".join(["order=" + order] + parts)
 
 	def _launch_argv(self, target, enabled):
-		argv = []
-		skip = False
-		for i, a in enumerate(self.argv):
-			if skip:
-				skip = False
-				continue
-			if a == "-boot":
-				skip = True
-				continue
-			if a == "-S":
-				continue
-			argv.append(a)
-		return argv + ["-boot", self._boot_arg(target, enabled), "-S"]
+		"""The saved command line with this -boot (in place) and -S."""
+		argv = [a for a in self.argv if a != "-S"]
+		boot = self._boot_arg(target, enabled)
+		for i in range(len(argv) - 1):
+			if argv[i] == "-boot":
+				argv[i + 1] = boot
+				return argv + ["-S"]
+		return argv + ["-boot", boot, "-S"]
 
 	def _launch(self, target, enabled):
 		argv = self._launch_argv(target, enabled)
