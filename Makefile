@@ -8,6 +8,7 @@
 #   make test SAN=1  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo        the main job end to end on the local testbed
 #   make test-vm     the VM suite: three QEMU VMs with systemd (tests/vm, not in `make test`)
+#   make test-pxe    a blank VM netboots (iPXE, dnsmasq, provision pxe --serve) and installs Debian (slow)
 #   make vagrant-box the Debian 12 box for vagrant-libvirt, added as provision/debian12
 #   make test-vagrant vagrant/ for real: vagrant up, check, apply twice, verify (not in `make test`)
 #   make bench       benchmarks (bench/), by hand
@@ -77,9 +78,10 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
 	libfuzzer-14-dev skopeo \
 	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs \
-	vagrant-libvirt libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+	vagrant-libvirt libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
+	ipxe debian-installer-12-netboot-amd64
 
-.PHONY: all deps deps-ensure deps-check test test-vm vagrant-box test-vagrant unit e2e cli demo bench style \
+.PHONY: all deps deps-ensure deps-check test test-vm test-pxe vagrant-box test-vagrant unit e2e cli demo bench style \
 	check-headers clean fuzz install FORCE
 all: provision
 
@@ -160,6 +162,14 @@ e2e: $(BIN) $(BUILD)/tests/test_plan
 test-vm: deps-ensure
 	$(MAKE) provision
 	@PROVISION=$(CURDIR)/provision sh tests/vm/run.sh
+
+# A blank VM installs Debian 12 over the network through provision pxe
+# (tests/vm/pxe-install.sh): iPXE, dnsmasq, --serve, the preseed, the
+# package cache, then apply.  Under TCG it takes most of an hour or more;
+# not part of `make test` or `make test-vm`.
+test-pxe: deps-ensure
+	$(MAKE) provision
+	@PROVISION=$(CURDIR)/provision sh tests/vm/pxe-install.sh
 
 # vagrant/ for real (docs/vagrant.md).  vagrant-box: the Debian 12 box,
 # made from the VM testbed's image (built when missing), added to the

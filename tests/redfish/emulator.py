@@ -7,6 +7,9 @@ in-memory state for power, boot override and virtual media, optional
 asynchronous actions with task monitors, and fault injection.  One process
 can serve many BMCs (--listen-many), each with its own state.
 
+With --qemu SYSTEM=SOCKET a system is a real QEMU VM (qemuvm.py): power,
+boot override and the virtual CD act on it over QMP.
+
 Python 3 standard library only.  See README.md next to this file.
 """
 
@@ -26,6 +29,7 @@ import select
 import signal
 import socket
 import socketserver
+import subprocess
 import ssl
 import sys
 import threading
@@ -33,6 +37,8 @@ import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+import qemuvm
 
 ROOT = "/redfish/v1"
 SESSIONS = ROOT + "/SessionService/Sessions"
@@ -420,6 +426,7 @@ class Bmc:
 			self.tasks = collections.OrderedDict()
 			self.next_task = 1000
 			self.systems = {}
+			self.qemu = {}
 			self.reset_allowed = {}
 			self.chassis_sys = {}
 			self.manager_resets = {}
@@ -440,6 +447,14 @@ class Bmc:
 			power = self.opts.power_state or doc.get("PowerState", "On")
 			if power not in ("On", "Off"):
 				power = "Off" if power == "PoweringOn" else "On"
+			vm = self.opts.qemu_vms.get(doc.get("Id"))
+			if vm is not None:
+				self.qemu[path] = vm
+				power = vm.power_state()
+				# the VM boots in the order it was started with
+				if isinstance(doc.get("Boot"), dict):
+					self.writable(path)["Boot"][
+						"BootSourceOverrideEnabled"] = "Disabled"
 			self.systems[path] = SysState(power)
 			act = doc.get("Actions", {}).get("#ComputerSystem.Reset")
 			allowed = list(RESET_TYPES)
@@ -464,7 +479,18 @@ class Bmc:
 
 	def _init_media(self):
 		for path in self.m.by_type.get("VirtualMedia", []):
-			doc = self.m.res[path]
+			vm = self.media_vm(path)
+			if vm is not None:
+				# the VM's drive is empty until InsertMedia
+				w = self.writable(path)
+				w.update({"Image": None, "ImageName": None,
+					  "Inserted": False,
+					  "ConnectedVia": "NotConnected"})
+				try:
+					vm.eject()
+				except (OSError, ValueError, qemuvm.QemuError) as e:
+					sys.stderr.write("emulator: qemu: %s\n" % e)
+			doc = self.doc(path)
 			acts = doc.get("Actions")
 			if (isinstance(acts, dict) and "#VirtualMedia.InsertMedia" in acts
 					and "#VirtualMedia.EjectMedia" in acts):
@@ -484,6 +510,35 @@ class Bmc:
 			if SESSION_SERVICE in self.m.res:
 				self.writable(SESSION_SERVICE)["SessionTimeout"] = timeout
 		self.session_timeout = timeout
+
+	def media_vm(self, path):
+		"""The QEMU VM whose CD drive a CD/DVD VirtualMedia slot is: the
+		slot's system's, or that of the first server its manager
+		manages that has a VM."""
+		types = self.m.res[path].get("MediaTypes")
+		if isinstance(types, list) and not ({"CD", "DVD"} & set(types)):
+			return None
+		for sp, vm in self.qemu.items():
+			if path.startswith(sp + "/"):
+				return vm if vm.has_cd() else None
+		for mp in self.m.by_type.get("Manager", []):
+			if not path.startswith(mp + "/"):
+				continue
+			links = self.m.res[mp].get("Links", {})
+			for ref in links.get("ManagerForServers", []):
+				vm = self.qemu.get(norm_path(ref.get("@odata.id", "")))
+				if vm is not None:
+					return vm if vm.has_cd() else None
+		return None
+
+	def vm_call(self, fn, *args):
+		"""fn(*args) on a VM; its failure is the BMC's 500."""
+		try:
+			return fn(*args)
+		except (OSError, ValueError, qemuvm.QemuError,
+			subprocess.SubprocessError) as e:
+			sys.stderr.write("emulator: qemu: %s\n" % e)
+			raise RfError(500, [self.msg("InternalError")])
 
 	def writable(self, path):
 		"""This BMC's own copy of a mockup resource, made on first write."""
@@ -506,6 +561,8 @@ class Bmc:
 
 	def settle(self, now):
 		"""Finish the tasks and power transitions due by now, in order."""
+		for path, vm in self.qemu.items():
+			self.systems[path].power = vm.power_state()
 		while True:
 			due = None
 			for t in self.tasks.values():
@@ -575,6 +632,9 @@ class Bmc:
 		s = self.systems[path]
 		cur = s.target()
 		s.resets.append({"ResetType": rtype, "time": iso(t)})
+		if path in self.qemu:
+			self._reset_vm(path, rtype, t)
+			return
 		if rtype in ("On", "ForceOn"):
 			if cur == "Off":
 				self._power_start(path, "On", t)
@@ -587,6 +647,42 @@ class Bmc:
 		elif rtype == "PushPowerButton":
 			self._power_start(path, "Off" if cur == "On" else "On", t)
 		# Nmi, Suspend, Pause, Resume: recorded, no power change.
+
+	def _reset_vm(self, path, rtype, t):
+		"""The reset on the system's real VM; a boot it starts is
+		recorded (and a Once override spent) as for the others."""
+		vm = self.qemu[path]
+		s = self.systems[path]
+		boot = self.doc(path).get("Boot", {})
+		target = boot.get("BootSourceOverrideTarget", "None")
+		enabled = boot.get("BootSourceOverrideEnabled", "Disabled")
+		booted = False
+		if rtype in ("On", "ForceOn"):
+			booted = self.vm_call(vm.power_on, target, enabled)
+		elif rtype == "ForceOff":
+			self.vm_call(vm.force_off)
+		elif rtype == "GracefulShutdown":
+			self.vm_call(vm.graceful_off)
+		elif rtype == "ForceRestart":
+			self.vm_call(vm.restart, target, enabled)
+			booted = True
+		elif rtype in ("PowerCycle", "FullPowerCycle"):
+			self.vm_call(vm.power_cycle, target, enabled)
+			booted = True
+		elif rtype == "GracefulRestart":
+			self.vm_call(vm.graceful_restart, target, enabled)
+			booted = True
+		elif rtype == "PushPowerButton":
+			if vm.power_state() == "Off":
+				booted = self.vm_call(vm.power_on, target, enabled)
+			else:
+				self.vm_call(vm.graceful_off)
+		elif rtype == "Nmi":
+			self.vm_call(vm.nmi)
+		s.trans = None
+		if booted:
+			self._power_done(path, "On", t)
+		s.power = vm.power_state()
 
 	# --- rendering -----------------------------------------------------
 
@@ -1008,6 +1104,12 @@ class Bmc:
 		method = req.get("TransferMethod", "Stream")
 
 		def effect(t):
+			vm = self.media_vm(path)
+			if vm is not None:
+				if inserted:
+					self.vm_call(vm.insert, image)
+				else:
+					self.vm_call(vm.eject)
 			w = self.writable(path)
 			w["Image"] = image
 			w["ImageName"] = urlsplit(image).path.rsplit("/", 1)[-1] or image
@@ -1022,6 +1124,9 @@ class Bmc:
 		self.check_params(name, req, {})
 
 		def effect(t):
+			vm = self.media_vm(path)
+			if vm is not None:
+				self.vm_call(vm.eject)
 			w = self.writable(path)
 			w["Image"] = None
 			w["ImageName"] = None
@@ -1064,6 +1169,7 @@ class Bmc:
 			changes = self.check_session_patch(cur, req)
 		else:
 			changes = self.check_media_patch(cur, req)
+			self.patch_media_vm(path, cur, changes)
 		w = self.writable(path)
 		for keys, value in changes:
 			obj = w
@@ -1074,6 +1180,20 @@ class Bmc:
 			self.session_timeout = w["SessionTimeout"]
 		doc = self.render(path, now)
 		return Response(200, doc, {"ETag": etag_of(doc)})
+
+	def patch_media_vm(self, path, cur, changes):
+		"""A PATCH of Image/Inserted on a slot that is a VM's CD drive."""
+		vm = self.media_vm(path)
+		if vm is None:
+			return
+		new = {keys[0]: v for keys, v in changes if len(keys) == 1}
+		image = new.get("Image", cur.get("Image"))
+		inserted = new.get("Inserted", cur.get("Inserted"))
+		if inserted and image:
+			if image != cur.get("Image") or not cur.get("Inserted"):
+				self.vm_call(vm.insert, image)
+		elif cur.get("Inserted"):
+			self.vm_call(vm.eject)
 
 	def _check_value(self, errs, name, value, types, allowed):
 		if isinstance(value, bool) and bool not in types:
@@ -1655,6 +1775,10 @@ def parse_args(argv):
 		       help="fault only paths starting with PREFIX")
 	p.add_argument("--log-size", type=int, default=MAX_LOG, metavar="N",
 		       help="request log entries kept per BMC")
+	p.add_argument("--qemu", action="append", default=[],
+		       metavar="SYSTEM=SOCKET",
+		       help="the system with Id SYSTEM is the real QEMU VM "
+			    "serving QMP on SOCKET (repeatable; --listen only)")
 	p.add_argument("--verbose", action="store_true",
 		       help="log requests and errors to stderr")
 	opts = p.parse_args(argv)
@@ -1684,6 +1808,18 @@ def parse_args(argv):
 		p.error("--session-timeout must be >= 1")
 	if opts.log_size < 1:
 		p.error("--log-size must be >= 1")
+	qemu = {}
+	for item in opts.qemu:
+		sid, eq, sock = item.partition("=")
+		if not eq or not sid or not sock:
+			p.error("--qemu '%s': SYSTEM=SOCKET (a system Id, the VM's "
+				"QMP socket)" % item)
+		if sid in qemu:
+			p.error("--qemu: system '%s' given twice" % sid)
+		qemu[sid] = sock
+	if qemu and opts.listen_many:
+		p.error("--qemu needs --listen (one BMC), not --listen-many")
+	opts.qemu = qemu
 	return opts
 
 
@@ -1730,6 +1866,21 @@ def main(argv=None):
 			ctx.load_cert_chain(opts.cert, opts.key)
 		except (OSError, ssl.SSLError) as e:
 			sys.exit("emulator: --cert/--key: %s" % e)
+	opts.qemu_vms = {}
+	for sid, sock in opts.qemu.items():
+		try:
+			opts.qemu_vms[sid] = qemuvm.QemuVm(sock, log=(
+				lambda text: sys.stderr.write(text + "\n"))
+				if opts.verbose else None)
+		except (OSError, ValueError, qemuvm.QemuError) as e:
+			sys.exit("emulator: --qemu %s: %s" % (sid, e))
+	ids = set(mockup.res[p].get("Id") for p in
+		  mockup.by_type.get("ComputerSystem", []))
+	for sid in opts.qemu_vms:
+		if sid not in ids:
+			sys.exit("emulator: --qemu %s: the mockup has no system "
+				 "with that Id (it has: %s)"
+				 % (sid, ", ".join(sorted(str(i) for i in ids))))
 	if opts.listen_many:
 		hosts, port = opts.listen_many
 	else:
@@ -1761,6 +1912,8 @@ def main(argv=None):
 		pass
 	for s in servers:
 		s.socket.close()
+	for vm in opts.qemu_vms.values():
+		vm.close()
 	return 0
 
 

@@ -5,6 +5,8 @@
 # testbed's network namespace, on the same three VMs, and takes it all
 # down at the end.  Each test prints TAP-like lines and "N passed, M
 # failed"; exit 77 means it cannot run here.  Times each part.
+#
+#	tests/vm/run.sh [tNNN...]	only these tests (on the same VMs)
 cd "$(dirname "$0")/../.." || exit 1
 PLAN=examples/testbed-vm.yaml
 : "${PROVISION:=$(pwd)/provision}"
@@ -48,6 +50,13 @@ t2=$(date +%s)
 times="image $((t1 - t0)) s, up $((t2 - t1)) s"
 for t in tests/vm/t[0-9]*.sh; do
 	[ -f "$t" ] || continue
+	if [ $# -gt 0 ]; then
+		want=0
+		for a in "$@"; do
+			case $(basename "$t") in "$a"*) want=1 ;; esac
+		done
+		[ $want = 1 ] || continue
+	fi
 	echo "== $t"
 	s=$(date +%s)
 	scripts/testbed-vm exec sh "$t"
