@@ -159,9 +159,11 @@ e2e: $(BIN) $(BUILD)/tests/test_plan
 # Real machines (docs/testbed-vm.md): the image (built when missing or
 # stale, then cached), three VMs, apply, reboots, verify.  About 30 minutes
 # on 2 cores under TCG; not part of `make test`.
+# VM_TESTS: only these tests/vm tests (e.g. "t010 t020"); empty runs all.
+VM_TESTS ?=
 test-vm: deps-ensure
 	$(MAKE) provision
-	@PROVISION=$(CURDIR)/provision sh tests/vm/run.sh
+	@PROVISION=$(CURDIR)/provision sh tests/vm/run.sh $(VM_TESTS)
 
 # A blank VM installs Debian 12 over the network through provision pxe
 # (tests/vm/pxe-install.sh): iPXE, dnsmasq, --serve, the preseed, the
