@@ -48,7 +48,8 @@ logging_remove() {
 # pkg_install of the step takes its names from here; lib/bundle.c bundles
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
 step_packages() {
-	echo rsyslog logrotate
+	# without logging: it only removes
+	[ -z "$LOG_SERVER_ADDR" ] || echo rsyslog logrotate
 }
 
 logging_conf() {

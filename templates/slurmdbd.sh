@@ -59,6 +59,8 @@ dbd_remove() {
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
 # sacctmgr (slurm-client, or slurm on RHEL) registers the cluster.
 step_packages() {
+	# without scheduling: it only removes
+	[ "$SLURM_ACCOUNTING" = 1 ] || return 0
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		echo mariadb-server slurm-slurmdbd slurm
 	else
