@@ -362,6 +362,21 @@ usage_run(struct rows *out, const struct plan *p, const struct usage_opts *o,
 		goto out;
 	}
 	r = usage_parse(out, p, res.out.buf != NULL ? res.out.buf : "", err);
+	if (r == 0) {
+		const struct plan_node *pm = p->sw.prometheus != NULL ?
+		    plan_node(p, p->sw.prometheus) :
+		    NULL;
+		char *url = o->prometheus_url != NULL ?
+		    xstrdup(o->prometheus_url) :
+		    pm != NULL ?
+		    xasprintf("http://%s:9090",
+		        pm->address != NULL ? pm->address : pm->name) :
+		    NULL;
+
+		usage_dcgm_run(out, p, url, o->since, res.out.buf,
+		    cfg.command_timeout_s * 1000);
+		free(url);
+	}
 out:
 	ssh_result_release(&res);
 	buf_release(&script);

@@ -34,6 +34,8 @@ STATE=$W/state
 export PROVISION
 
 cleanup() {
+	# the Prometheus and exporters this test started
+	[ -f "$W/pids" ] && while read -r pid; do kill "$pid" 2>/dev/null; done < "$W/pids"
 	# 8>&-: the nodes must not inherit testbed_lock's descriptor
 	scripts/testbed down "$PLAN" >/dev/null 2>&1 8>&-
 	# T120_KEEP=1: keep the plan, logs and state to look at
@@ -128,6 +130,74 @@ for k, v in want.items():
 assert got.get(("teams", "nlp")) == 0, got
 PY
 	{ not_ok "usage: GPU-hours by team and user match sacct (exit $rc)"; sed 's/^/# /' "$W/sacct.txt" "$W/usage.json" "$W/usage.err" | head -40; }
+
+# GPU utilisation: the plan runs no Prometheus, and usage says so.
+python3 - "$W/usage.json" <<'PY' && ok "usage: no DCGM metrics without a Prometheus" ||
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["usage"] if r["group"] == "gpu-util"]
+assert len(rows) == 1 and rows[0]["measured"] == "no DCGM metrics", rows
+PY
+	not_ok "usage: no DCGM metrics without a Prometheus"
+# A real Prometheus scrapes two recorded DCGM exporters (static files):
+# worker-01's GPUs busy with alice's first two jobs (80 % and 40 %),
+# worker-02's idle ones (10 %, 30 %) with no job.
+if command -v prometheus >/dev/null 2>&1; then
+	PA=127.0.10.8
+	set -- $(grep '^[0-9][0-9]*$' "$W/jobs.txt")
+	for w in 1:worker-01:$1:$2:80:40 2:worker-02:::10:30; do
+		IFS=: read -r n h j0 j1 u0 u1 <<EOF
+$w
+EOF
+		mkdir -p "$W/dcgm$n"
+		sed -e "s/@HOST@/$h/" -e "s/@JOB0@/$j0/" -e "s/@JOB1@/$j1/" \
+			-e "s/@UTIL0@/$u0/" -e "s/@UTIL1@/$u1/" \
+			tests/fixtures/usage/dcgm-exporter.txt > "$W/dcgm$n/metrics"
+		python3 -m http.server --bind $PA --directory "$W/dcgm$n" 940$n \
+			>/dev/null 2>&1 8>&- &
+		echo $! >> "$W/pids"
+	done
+	cat > "$W/prometheus.yml" <<EOF
+global: { scrape_interval: 1s }
+scrape_configs:
+  - job_name: dcgm
+    metrics_path: /metrics
+    static_configs:
+      - targets: ['$PA:9401']
+        labels: { node: 'worker-01' }
+      - targets: ['$PA:9402']
+        labels: { node: 'worker-02' }
+EOF
+	prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/tsdb" \
+		--web.listen-address=$PA:9090 > "$W/prometheus.log" 2>&1 8>&- &
+	echo $! >> "$W/pids"
+	n=0
+	for i in $(seq 1 60); do
+		n=$(curl -s "http://$PA:9090/api/v1/query?query=count(count_over_time(DCGM_FI_DEV_GPU_UTIL%5B1m%5D)%3E2)" |
+			python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+		[ "$n" = 4 ] && break
+		sleep 1
+	done
+	"$PROVISION" usage --since 1d --prometheus "http://$PA:9090" --json "$PLAN" > "$W/usage2.json" 2> "$W/usage2.err"; rc=$?
+	python3 - "$W/usage2.json" <<'PY' && ok "usage: GPU utilisation per node and team from a real Prometheus's DCGM metrics" ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["usage"]
+got = {(r["group"], r["subject"]): r for r in rows if r["group"] in ("gpu-util", "team-util")}
+assert abs(got[("gpu-util", "worker-01")]["value"] - 60) < 1e-6, got
+assert abs(got[("gpu-util", "worker-02")]["value"] - 20) < 1e-6, got
+v = got[("team-util", "vision")]
+assert abs(v["value"] - 60) < 1e-6 and v["limit"] == "2 jobs", v
+assert ("team-util", "nlp") not in got, got
+PY
+		{ not_ok "usage: GPU utilisation from Prometheus (exit $rc, $n series)"; sed 's/^/# /' "$W/usage2.err" "$W/prometheus.log" | tail -20; grep -A6 '"gpu-util\|"team-util' "$W/usage2.json" | head -40 | sed 's/^/# /'; }
+	while read -r pid; do kill "$pid" 2>/dev/null; done < "$W/pids"
+	rm -f "$W/pids"
+	"$PROVISION" usage --since 1d --prometheus "http://$PA:9090" --json "$PLAN" > "$W/usage3.json" 2>/dev/null
+	grep -q '"measured": "no DCGM metrics: Prometheus at http://127.0.10.8:9090: ' "$W/usage3.json" &&
+		ok "usage: no DCGM metrics when Prometheus does not answer, and why" ||
+		{ not_ok "usage: no DCGM metrics when Prometheus does not answer"; grep -B2 -A4 gpu-util "$W/usage3.json" | sed 's/^/# /'; }
+else
+	echo "# skip: no prometheus here (make deps)"
+fi
 
 # QOS: the plan's, with their priority and preemption, and the teams'.
 on 127.0.10.1 "sacctmgr -n -P show qos format=name,priority,preempt; sacctmgr -n -P show assoc format=account,user,qos,defaultqos; scontrol show config | grep -E '^Preempt(Type|Mode) '" > "$W/qos.txt" 2>&1
