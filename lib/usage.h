@@ -76,4 +76,11 @@ void usage_dcgm_queries(struct strvec *out, const char *range);
 int usage_dcgm_parse(struct rows *out, const struct plan *,
     const char *const answers[3], const char *head_text, struct prov_err *err);
 
+/*
+ * The rows of `provision usage --json` (its "usage" list), groups kept;
+ * -1 with err (`label` names the file) when it is not that output.
+ */
+int usage_from_json(struct rows *out, const char *label, const char *text,
+    size_t len, struct prov_err *err);
+
 #endif

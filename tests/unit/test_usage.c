@@ -240,6 +240,35 @@ START_TEST(test_usage_dcgm_range)
 }
 END_TEST
 
+/* usage --json read back for the report: rows and their groups. */
+START_TEST(test_usage_from_json)
+{
+	static const char j[] = "{\"usage\":["
+	    "{\"verdict\":\"ok\",\"group\":\"teams\",\"subject\":\"vision\","
+	    "\"check\":\"GPU-hours\",\"measured\":\"1.50 (2 jobs)\"},"
+	    "{\"verdict\":\"warn\",\"group\":\"waiting\",\"subject\":\"job 3\","
+	    "\"check\":\"waiting\",\"measured\":\"AssocGrpGRES\"},"
+	    "{\"verdict\":\"skip\",\"group\":\"odd\",\"subject\":\"x\","
+	    "\"check\":\"y\"}]}";
+	struct rows	 rows = ROWS_INIT;
+	struct prov_err	 err = PROV_ERR_INIT;
+
+	ck_assert_ok(usage_from_json(&rows, "u.json", j, strlen(j), &err),
+	    &err);
+	ck_assert_uint_eq(rows.n, 3);
+	ck_assert_str_eq(rows.v[0].group, "teams");
+	ck_assert_str_eq(rows.v[0].measured, "1.50 (2 jobs)");
+	ck_assert_str_eq(rows.v[1].group, "waiting");
+	ck_assert_int_eq(rows.v[1].verdict, ROW_WARN);
+	ck_assert_ptr_null(rows.v[2].group);
+	rows_release(&rows);
+	ck_assert_int_eq(usage_from_json(&rows, "v.json", "{\"checks\":[]}",
+	    13, &err), -1);
+	ck_assert_msg(strstr(err.msg, "usage") != NULL, "%s", err.msg);
+	prov_err_release(&err);
+}
+END_TEST
+
 static Suite *
 usage_suite(void)
 {
@@ -250,6 +279,7 @@ usage_suite(void)
 	tcase_add_test(tc, test_usage_parse);
 	tcase_add_test(tc, test_usage_dcgm);
 	tcase_add_test(tc, test_usage_dcgm_range);
+	tcase_add_test(tc, test_usage_from_json);
 	suite_add_tcase(s, tc);
 	return s;
 }
