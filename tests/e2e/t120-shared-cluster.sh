@@ -358,7 +358,7 @@ for a in 127.0.10.2 127.0.10.3; do
 done
 ss -ltn 2>/dev/null | grep -q '127\.0\.10\.1:514 ' && not_ok "the head still listens for logs" ||
 	ok "the head no longer listens for logs"
-got=$(on 127.0.10.1 "runuser -u alice -- srun -p debug -N1 hostname" 2>&1)
+got=$(on 127.0.10.1 "runuser -u alice -- srun -p debug -N1 --chdir=/tmp hostname" 2>&1)
 case $got in worker-0[12]) ok "jobs run without accounting ($got)" ;; *) not_ok "jobs run without accounting: '$got'" ;; esac
 apply apply6; rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply6.txt" && ok "the apply after that: 0 changed" ||
