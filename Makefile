@@ -76,7 +76,7 @@ DEPS_PKGS = build-essential pkg-config libyaml-dev libssh2-1-dev \
 	iproute2 util-linux procps python3 openssl curl ca-certificates \
 	xorriso vagrant chromium clang clang-format libclang-rt-14-dev sudo time pdsh \
 	cloud-init dnsmasq-base dpkg-dev zstd debian-archive-keyring \
-	libfuzzer-14-dev skopeo \
+	libfuzzer-14-dev skopeo prometheus \
 	qemu-system-x86 qemu-utils socat apt-cacher-ng fdisk e2fsprogs \
 	vagrant-libvirt libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	ipxe debian-installer-12-netboot-amd64

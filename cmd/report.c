@@ -27,12 +27,14 @@
 #include "report.h"
 #include "row.h"
 #include "state.h"
+#include "usage.h"
 #include "verify.h"
 
 struct report_opts {
 	const char	*output;
 	const char	*state;
 	const char	*verify_json;
+	const char	*usage_json;
 	const char	*power_json;
 };
 
@@ -44,6 +46,8 @@ static const struct opt_spec report_opts_spec[] = {
 	  "the plan, when there)" },
 	{ "verify-json", 0, OPT_STR, offsetof(struct report_opts,
 	  verify_json), "FILE", "results of provision verify --json to show" },
+	{ "usage-json", 0, OPT_STR, offsetof(struct report_opts, usage_json),
+	  "FILE", "what provision usage --json found, as a usage section" },
 	{ "power-json", 0, OPT_STR, offsetof(struct report_opts, power_json),
 	  "FILE", "what provision bmc PLAN power --json measured, beside the "
 	  "planned power bars" },
@@ -55,7 +59,7 @@ static int cmd_report_exec(struct cmd_ctx *, void *, int, char **);
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.usage = "[-o FILE] [--state FILE] [--verify-json FILE] "
-	    "[--power-json FILE] PLAN",
+	    "[--power-json FILE] [--usage-json FILE] PLAN",
 	.summary = "write one self-contained HTML page: rack elevations, "
 	    "power and cooling, PSU budgets, PCIe slot maps, checks, apply "
 	    "and verify results",
@@ -71,11 +75,11 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	struct report_opts	*o = optsp;
 	struct report_in	 in = REPORT_IN_INIT;
 	struct rows		 cr = ROWS_INIT;
-	struct rows		 vrows = ROWS_INIT;
+	struct rows		 vrows = ROWS_INIT, urows = ROWS_INIT;
 	struct rows		 prows = ROWS_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct state		*st = NULL;
-	struct buf		 b = BUF_INIT, vj = BUF_INIT, pj = BUF_INIT;
+	struct buf		 b = BUF_INIT, vj = BUF_INIT, pj = BUF_INIT, uj = BUF_INIT;
 	char			*state_path = NULL, when[64];
 	const char		*out = o->output != NULL ? o->output :
 				    "report.html";
@@ -124,6 +128,18 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (o->usage_json != NULL) {
+		if (buf_read_file(&uj, o->usage_json) != 0) {
+			cmd_errorf(ctx, "cannot read '%s': %s", o->usage_json,
+			    strerror(errno));
+			goto out;
+		}
+		if (usage_from_json(&urows, o->usage_json, uj.buf, uj.len,
+		    &err) != 0) {
+			cmd_error(ctx, &err);
+			goto out;
+		}
+	}
 	if (o->power_json != NULL) {
 		if (buf_read_file(&pj, o->power_json) != 0) {
 			cmd_errorf(ctx, "cannot read '%s': %s", o->power_json,
@@ -146,6 +162,8 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 	in.verify_path = o->verify_json;
 	in.power = o->power_json != NULL ? &prows : NULL;
 	in.power_path = o->power_json;
+	in.usage = o->usage_json != NULL ? &urows : NULL;
+	in.usage_path = o->usage_json;
 	in.generated = when;
 	report_html(&b, &in);
 	if (strcmp(out, "-") == 0)
@@ -164,9 +182,11 @@ cmd_report_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 out:
 	buf_release(&b);
 	buf_release(&vj);
+	buf_release(&uj);
 	buf_release(&pj);
 	rows_release(&cr);
 	rows_release(&vrows);
+	rows_release(&urows);
 	rows_release(&prows);
 	state_free(st);
 	free(state_path);

@@ -1,10 +1,11 @@
 /*
  * usage.c: `provision usage PLAN`: who used the GPUs.
  *
- *	provision usage [--since 30d] [--json] PLAN
+ *	provision usage [--since 30d] [--prometheus URL] [--json] PLAN
  *
  * GPU-hours by team and by user since --since, from Slurm's accounting on
- * the head (lib/usage.c), and the jobs waiting now with Slurm's reason.
+ * the head (lib/usage.c), the jobs waiting now with Slurm's reason, and
+ * GPU utilisation per node and team where Prometheus has DCGM metrics.
  * Exit 0, or 2 when the head or its accounting could not be asked.
  */
 #include "compat.h"
@@ -19,6 +20,7 @@ struct usage_cmd_opts {
 	int json;
 	const char *since;
 	long timeout;
+	const char *prometheus;
 };
 
 static const struct opt_spec usage_opts_spec[] = {
@@ -28,6 +30,10 @@ static const struct opt_spec usage_opts_spec[] = {
 	    "print JSON: the rows, and totals" },
 	{ "timeout", 0, OPT_LONG, offsetof(struct usage_cmd_opts, timeout), "S",
 	    "seconds the head may take (default 60)" },
+	{ "prometheus", 0, OPT_STR, offsetof(struct usage_cmd_opts, prometheus),
+	    "URL",
+	    "Prometheus with the DCGM metrics (default: http://HOST:9090 of "
+	    "software.monitoring.prometheus)" },
 	{ NULL, 0, OPT_END, 0, NULL, NULL }
 };
 
@@ -35,7 +41,7 @@ static int cmd_usage_exec(struct cmd_ctx *, void *, int, char **);
 
 const struct cmd_entry cmd_usage_entry = {
 	.name = "usage",
-	.usage = "[--since WHEN] [--json] PLAN",
+	.usage = "[--since WHEN] [--prometheus URL] [--json] PLAN",
 	.summary = "GPU-hours by team and user from Slurm's accounting, and "
 	           "the jobs waiting on a limit",
 	.opts = usage_opts_spec,
@@ -73,7 +79,7 @@ static int
 cmd_usage_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 {
 	static const char *const groups[] = { "teams", "users", "waiting",
-		NULL };
+		"gpu-util", "team-util", NULL };
 	struct usage_cmd_opts *o = optsp;
 	struct usage_opts uo = USAGE_OPTS_INIT;
 	struct rows rows = ROWS_INIT;
@@ -91,6 +97,7 @@ cmd_usage_exec(struct cmd_ctx *ctx, void *optsp, int argc, char **argv)
 		    argv[0]);
 	uo.since = o->since != NULL ? o->since : "30d";
 	uo.timeout_s = o->timeout;
+	uo.prometheus_url = o->prometheus;
 	if (ctx->plan->ssh.passphrase_env != NULL)
 		uo.passphrase = getenv(ctx->plan->ssh.passphrase_env);
 	if (usage_run(&rows, ctx->plan, &uo, &err) != 0) {

@@ -81,10 +81,15 @@ apply_want_accounting(const struct plan *p, const struct plan_node *n)
 	    n == render_head(p);
 }
 
+/*
+ * slurmdbd also runs on a Slurm head whose plan has no scheduling: (and
+ * logging on every node whose plan has no logging:), to remove what an
+ * earlier plan's left; with nothing left it says skipped.
+ */
 static int
-apply_want_logging(const struct plan *p, const struct plan_node *n)
+apply_want_slurmdbd(const struct plan *p, const struct plan_node *n)
 {
-	return p->logging.server != NULL;
+	return apply_want_slurm(p, n) && n == render_head(p);
 }
 
 /* Every node, once the plan has a storage: section (an empty one cleans up). */
@@ -155,9 +160,9 @@ const struct apply_step apply_steps[] = {
 	{ "storage", APPLY_HEAD_FIRST | APPLY_STORAGE_FIRST, NULL,
 	  apply_want_storage, NULL },
 	{ "users", 0, NULL, apply_want_users, NULL },
-	{ "logging", 0, NULL, apply_want_logging, NULL },
+	{ "logging", 0, NULL, apply_want_always, NULL },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
-	{ "slurmdbd", 0, NULL, apply_want_accounting, NULL },
+	{ "slurmdbd", 0, NULL, apply_want_slurmdbd, NULL },
 	{ "slurm", APPLY_HEAD_FIRST | APPLY_NEEDS_FACTS, NULL, apply_want_slurm,
 	  NULL },
 	{ "slurm-accounts", 0, NULL, apply_want_accounting, NULL },

@@ -31,12 +31,14 @@
  *				    kubernetes: {version, pod_cidr, cni}},
  *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
  *				  grafana}, extras: [ ... ],
- *		     kernel_args: [ ... ], relay: {node, port, retry_s} }
+ *		     kernel_args: [ ... ], relay: {node, port, retry_s},
+ *		     gpu_shards }
  *	offline:   { bundle_key: FILE }	the key bundles are signed with
  *	groups:    { GROUP: { gid } }
  *	users:     { USER: { uid, group, groups, ssh_keys, shell } }
- *	scheduling: { teams: { TEAM: { fairshare, gpus, users } },
+ *	scheduling: { teams: { TEAM: { fairshare, gpus, users, qos } },
  *		     priority_weights: { fairshare, age, job_size, qos },
+ *		     qos: { QOS: { priority, preempts } }, preempt_mode,
  *		     gpu_gres }
  *	logging:   { server, port, keep_days }
  *	storage:   { EXPORT: { server, path, mount, clients, roles, readonly,
@@ -411,6 +413,7 @@ static const struct schema_field plan_sw_fields[] = {
 	F("kernel_args", SCHEMA_KARG, struct plan_software, kernel_args, SCHEMA_LIST),
 	FN("relay", struct plan_software, relay_src, SCHEMA_NULLABLE,
 	    plan_relay_fields),
+	FR("gpu_shards", SCHEMA_INT, struct plan_software, gpu_shards, 0, 2, 128),
 	FEND
 };
 
@@ -430,6 +433,7 @@ static const struct schema_field plan_offline_fields[] = {
  * one uid/gid on every node, and teams as Slurm accounts.
  */
 static const char *const plan_gpu_gres[] = { "devices", "count-only", NULL };
+static const char *const plan_preempt_modes[] = { "requeue", "cancel", NULL };
 
 static const struct schema_field plan_group_fields[] = {
 	FR("gid", SCHEMA_INT, struct plan_group, gid, SCHEMA_REQUIRED, 1000, 60000),
@@ -449,6 +453,13 @@ static const struct schema_field plan_team_fields[] = {
 	FR("fairshare", SCHEMA_INT, struct plan_team, fairshare, 0, 1, 1000000),
 	FR("gpus", SCHEMA_INT, struct plan_team, gpus, 0, 0, 1000000),
 	F("users", SCHEMA_ACCOUNT, struct plan_team, users, SCHEMA_LIST),
+	F("qos", SCHEMA_ACCOUNT, struct plan_team, qos, SCHEMA_LIST),
+	FEND
+};
+
+static const struct schema_field plan_qos_fields[] = {
+	FR("priority", SCHEMA_INT, struct plan_qos, priority, 0, 0, 1000000),
+	F("preempts", SCHEMA_ACCOUNT, struct plan_qos, preempts, SCHEMA_LIST),
 	FEND
 };
 
@@ -462,6 +473,8 @@ static const struct schema_field plan_weight_fields[] = {
 
 static const struct schema_field plan_sched_fields[] = {
 	FN("teams", struct plan_sched, teams_src, SCHEMA_NAMES, plan_team_fields),
+	FN("qos", struct plan_sched, qos_src, SCHEMA_NAMES, plan_qos_fields),
+	FE("preempt_mode", struct plan_sched, preempt_mode, 0, plan_preempt_modes),
 	{ "priority_weights", SCHEMA_OBJ, 0, 0, NULL, plan_weight_fields, NOLIM },
 	FE("gpu_gres", struct plan_sched, gpu_gres, 0, plan_gpu_gres),
 	FEND
@@ -1731,6 +1744,15 @@ plan_team_init(void *e)
 	t->fairshare = 1;
 	t->gpus = -1;
 	t->users = (struct strvec)STRVEC_INIT;
+	t->qos = (struct strvec)STRVEC_INIT;
+}
+
+static void
+plan_qos_init(void *e)
+{
+	struct plan_qos	*q = e;
+
+	q->preempts = (struct strvec)STRVEC_INIT;
 }
 
 static void
@@ -1750,6 +1772,7 @@ plan_load_people(struct plan_ld *ld, const struct yml_node *root)
 	sc->w_fairshare = 10000;
 	sc->w_age = 1000;
 	sc->gpu_gres = "devices";
+	sc->preempt_mode = "requeue";
 	if ((v = yml_map_get(root, "scheduling")) == NULL || yml_is_null(v))
 		return;
 	sc->src = v;
@@ -1757,6 +1780,9 @@ plan_load_people(struct plan_ld *ld, const struct yml_node *root)
 	sc->teams = plan_load_accounts(ld, sc->teams_src, "team",
 	    plan_team_fields, sizeof *sc->teams, offsetof(struct plan_team, src),
 	    plan_team_init, &sc->nteams);
+	sc->qos = plan_load_accounts(ld, sc->qos_src, "QOS", plan_qos_fields,
+	    sizeof *sc->qos, offsetof(struct plan_qos, src), plan_qos_init,
+	    &sc->nqos);
 }
 
 static void
@@ -2081,6 +2107,54 @@ plan_accounting(const struct plan *p)
 	return p->sched.src != NULL;
 }
 
+int
+plan_preempts(const struct plan *p)
+{
+	size_t	i;
+
+	for (i = 0; i < p->sched.nqos; i++)
+		if (p->sched.qos[i].preempts.n > 0)
+			return 1;
+	return 0;
+}
+
+/* Slurm's own QOS, which every cluster has: a plan may name it unlisted. */
+#define PLAN_QOS_DEFAULT	"normal"
+
+static const struct plan_qos *
+plan_qos_find(const struct plan *p, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < p->sched.nqos; i++)
+		if (strcmp(p->sched.qos[i].name, name) == 0)
+			return &p->sched.qos[i];
+	return NULL;
+}
+
+/* Each name of `l` (the list at key `k` of src) a QOS of the plan. */
+static void
+plan_check_qos_refs(struct plan_ld *ld, const struct yml_node *src,
+    const char *k, const struct strvec *l, const char *self)
+{
+	const struct yml_node	*ln = yml_map_get(src, k);
+	size_t			 i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct yml_node	*at = ln != NULL && ln->kind == YML_SEQ &&
+		    i < ln->n ? ln->u.items[i] : ln;
+
+		if (self != NULL && strcmp(l->v[i], self) == 0)
+			plan_ld_err(ld, at, "name another QOS", "QOS '%s' "
+			    "cannot preempt itself", self);
+		else if (plan_qos_find(ld->p, l->v[i]) == NULL &&
+		    strcmp(l->v[i], PLAN_QOS_DEFAULT) != 0)
+			plan_ld_err(ld, at, "name a QOS under 'scheduling.qos:', "
+			    "or Slurm's own 'normal'", "unknown QOS '%s'",
+			    l->v[i]);
+	}
+}
+
 /* Each of the user's `groups` is a group of the plan. */
 static void
 plan_check_group_refs(struct plan_ld *ld, const struct plan_user *u)
@@ -2166,7 +2240,16 @@ plan_resolve_people(struct plan_ld *ld)
 				    "members need a uid on every node: add them "
 				    "under 'users:'", "unknown user '%s'",
 				    t->users.v[j]);
+		plan_check_qos_refs(ld, t->src, "qos", &t->qos, NULL);
 	}
+	for (i = 0; i < p->sched.nqos; i++)
+		plan_check_qos_refs(ld, p->sched.qos[i].src, "preempts",
+		    &p->sched.qos[i].preempts, p->sched.qos[i].name);
+	if (yml_map_get(p->sched.src, "preempt_mode") != NULL &&
+	    !plan_preempts(p))
+		plan_ld_err(ld, yml_map_get(p->sched.src, "preempt_mode"),
+		    "give a QOS 'preempts: [ QOS ]', or leave 'preempt_mode' "
+		    "out", "'preempt_mode' without a QOS that preempts");
 }
 
 static int
@@ -2484,14 +2567,19 @@ plan_free(struct plan *p)
 	}
 	free(p->users);
 	free(p->groups);
-	for (i = 0; i < p->sched.nteams; i++)
+	for (i = 0; i < p->sched.nteams; i++) {
 		strvec_clear(&p->sched.teams[i].users);
+		strvec_clear(&p->sched.teams[i].qos);
+	}
 	free(p->sched.teams);
 	for (i = 0; i < p->nexports; i++) {
 		strvec_clear(&p->exports[i].roles);
 		strvec_clear(&p->exports[i].options);
 	}
 	free(p->exports);
+	for (i = 0; i < p->sched.nqos; i++)
+		strvec_clear(&p->sched.qos[i].preempts);
+	free(p->sched.qos);
 	strvec_clear(&p->profile_dirs);
 	catalog_free(p->catalog);
 	if (p->index != NULL) {

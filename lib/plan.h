@@ -248,6 +248,7 @@ struct plan_software {
 	const char		*slurm_state;	/* storage export holding
 						   StateSaveLocation; NULL:
 						   the head's own disk */
+	long			 gpu_shards;	/* jobs or pods per GPU; 0: whole */
 	const char		*k8s_version;
 	const char		*k8s_pod_cidr;
 	const char		*k8s_cni;
@@ -302,6 +303,15 @@ struct plan_team {
 	long			 fairshare;	/* 1 */
 	long			 gpus;		/* GrpTRES gres/gpu; -1: none */
 	struct strvec		 users;
+	struct strvec		 qos;		/* allowed; the first the default */
+	const struct yml_node	*src;
+};
+
+/* scheduling.qos: a Slurm QOS, its priority and the QOS it preempts. */
+struct plan_qos {
+	const char		*name;
+	long			 priority;	/* 0 */
+	struct strvec		 preempts;
 	const struct yml_node	*src;
 };
 
@@ -310,6 +320,10 @@ struct plan_sched {
 	struct plan_team	*teams;
 	size_t			 nteams;
 	const struct yml_node	*teams_src;	/* while loading */
+	struct plan_qos		*qos;
+	size_t			 nqos;
+	const struct yml_node	*qos_src;	/* while loading */
+	const char		*preempt_mode;	/* requeue (default), cancel */
 	long			 w_fairshare, w_age, w_job_size, w_qos;
 	const char		*gpu_gres;	/* devices, count-only */
 	const struct yml_node	*src;		/* NULL: no scheduling: */
@@ -435,6 +449,8 @@ struct plan_export	*plan_export_find(const struct plan *, const char *name);
 const struct plan_node	*plan_backup_head(const struct plan *);
 /* Slurm accounting is on: the plan has a scheduling: section. */
 int			 plan_accounting(const struct plan *);
+/* A QOS of the plan preempts another (Slurm's preempt/qos is on). */
+int			 plan_preempts(const struct plan *);
 
 /*
  * Every value-holding key of the plan schema, depth first, with its path

@@ -58,6 +58,8 @@ const struct plan_node	*render_relay(const struct plan *);
 void	render_hosts_block(struct buf *, const struct plan *);
 void	render_slurm_conf(struct buf *, const struct render_in *);
 void	render_gres_conf(struct buf *, const struct render_in *);
+/* The device plugin's time-slicing ConfigMap; nothing without gpu_shards. */
+void	render_k8s_sharing_conf(struct buf *, const struct render_in *);
 /* slurmdbd.conf without StoragePass (made on the head, never sent). */
 void	render_slurmdbd_conf(struct buf *, const struct render_in *);
 void	render_prometheus_conf(struct buf *, const struct render_in *);

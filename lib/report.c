@@ -841,6 +841,46 @@ report_verify(struct buf *b, const struct report_in *in)
 	buf_adds(b, "</section>\n");
 }
 
+/* The usage rows of one group as a table of their own. */
+static void
+report_usage_table(struct buf *b, const struct rows *u, const char *group,
+    const char *title)
+{
+	struct rows	sub = ROWS_INIT;
+	size_t		i;
+
+	for (i = 0; i < u->n; i++)
+		if (u->v[i].group != NULL && strcmp(u->v[i].group, group) == 0)
+			rows_addf(&sub, u->v[i].verdict, u->v[i].subject,
+			    u->v[i].what, u->v[i].limit, u->v[i].measured,
+			    u->v[i].hint != NULL ? "%s" : NULL,
+			    u->v[i].hint)->group = u->v[i].group;
+	if (sub.n > 0) {
+		buf_addf(b, "<h3>%s</h3>\n", title);
+		report_rows(b, "usage", &sub);
+	}
+	rows_release(&sub);
+}
+
+static void
+report_usage(struct buf *b, const struct report_in *in)
+{
+	const struct rows	*u = in->usage;
+
+	if (u == NULL)
+		return;
+	buf_adds(b, "<section id=\"usage\"><h2>Usage</h2>\n"
+	    "<p class=\"note\">From ");
+	buf_add_html(b, in->usage_path != NULL ? in->usage_path : "");
+	buf_adds(b, ".</p>\n");
+	report_usage_table(b, u, "teams", "GPU-hours by team");
+	report_usage_table(b, u, "users", "GPU-hours by user");
+	report_usage_table(b, u, "gpu-util", "GPU utilisation by node");
+	report_usage_table(b, u, "team-util", "GPU utilisation by team");
+	report_usage_table(b, u, "waiting", "Jobs waiting");
+	buf_adds(b, "</section>\n");
+}
+
 static void
 report_summary(struct buf *b, const struct report_in *in)
 {
@@ -916,7 +956,10 @@ report_html(struct buf *b, const struct report_in *in)
 	    "<a href=\"#racks\">racks</a><a href=\"#power\">power</a>"
 	    "<a href=\"#psu\">PSUs</a><a href=\"#pcie\">PCIe</a>"
 	    "<a href=\"#checks\">checks</a><a href=\"#apply\">apply</a>"
-	    "<a href=\"#verify\">verify</a></nav></header>\n");
+	    "<a href=\"#verify\">verify</a>");
+	if (in->usage != NULL)
+		buf_adds(b, "<a href=\"#usage\">usage</a>");
+	buf_adds(b, "</nav></header>\n");
 	report_summary(b, in);
 	report_racks(b, p, hw_w, hw_est);
 	report_power(b, p, in->checks, in->power);
@@ -925,6 +968,7 @@ report_html(struct buf *b, const struct report_in *in)
 	report_checks(b, in->checks);
 	report_apply(b, in);
 	report_verify(b, in);
+	report_usage(b, in);
 	buf_adds(b, "<footer><section><p class=\"note\">Made by provision "
 	    "report from the plan; every number is the check's own.</p>"
 	    "</section></footer>\n</body></html>\n");

@@ -20,7 +20,8 @@
  * measured draw against its model; heat against cooling), psu
  * (per node model the PSU budget), pcie (per node model the slot map
  * with the card in each slot), checks, apply (each node's result per
- * step) and verify.
+ * step), verify and, given `provision usage --json` rows, usage
+ * (GPU-hours by team and user, GPU utilisation, the jobs waiting).
  *
  * Stable hooks for tests and style sheets: <g class="rack"
  * data-rack="r01">, <g class="node role-worker" data-node="gpu01">,
@@ -48,11 +49,13 @@ struct report_in {
 	const char			*verify_path;	/* shown */
 	const struct rows		*power;		/* bmc power rows; NULL */
 	const char			*power_path;	/* shown */
+	const struct rows		*usage;		/* usage rows; NULL */
+	const char			*usage_path;	/* shown */
 	const char			*generated;	/* "2026-11-30 19:00" */
 };
 
 #define REPORT_IN_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-	NULL }
+	NULL, NULL, NULL }
 
 /* Pixels per rack unit in the elevations. */
 #define REPORT_PX_PER_U		18

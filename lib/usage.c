@@ -16,6 +16,7 @@
 #include "ssh.h"
 #include "str.h"
 #include "usage.h"
+#include "yml.h"
 
 /* A team's or a user's sum. */
 struct usage_acc {
@@ -362,10 +363,66 @@ usage_run(struct rows *out, const struct plan *p, const struct usage_opts *o,
 		goto out;
 	}
 	r = usage_parse(out, p, res.out.buf != NULL ? res.out.buf : "", err);
+	if (r == 0) {
+		const struct plan_node *pm = p->sw.prometheus != NULL ?
+		    plan_node(p, p->sw.prometheus) :
+		    NULL;
+		char *url = o->prometheus_url != NULL ?
+		    xstrdup(o->prometheus_url) :
+		    pm != NULL ?
+		    xasprintf("http://%s:9090",
+		        pm->address != NULL ? pm->address : pm->name) :
+		    NULL;
+
+		usage_dcgm_run(out, p, url, o->since, res.out.buf,
+		    cfg.command_timeout_s * 1000);
+		free(url);
+	}
 out:
 	ssh_result_release(&res);
 	buf_release(&script);
 	buf_release(&cmd);
 	free(since);
+	return r;
+}
+
+/* The groups usage rows come in (row.group points at constants). */
+static const char *const usage_groups[] = { "teams", "users", "waiting",
+	"gpu-util", "team-util", NULL };
+
+int
+usage_from_json(struct rows *out, const char *label, const char *text,
+    size_t len, struct prov_err *err)
+{
+	struct yml_doc doc;
+	const struct yml_node *list;
+	struct rows tmp = ROWS_INIT;
+	size_t i, k;
+	int r = -1;
+
+	yml_doc_init(&doc);
+	if (yml_load_json(&doc, label, text, len, err) != 0)
+		goto out;
+	list = yml_map_get(doc.root, "usage");
+	if (list == NULL || list->kind != YML_SEQ) {
+		prov_err_parse(err, label,
+		    "no 'usage' list: not the output "
+		    "of provision usage --json");
+		goto out;
+	}
+	if (rows_from_json(&tmp, label, list, err) != 0)
+		goto out;
+	for (i = 0; i < tmp.n && i < list->n; i++) {
+		const char *g = yml_map_str(list->u.items[i], "group");
+
+		for (k = 0; g != NULL && usage_groups[k] != NULL; k++)
+			if (strcmp(g, usage_groups[k]) == 0)
+				tmp.v[i].group = usage_groups[k];
+	}
+	rows_append(out, &tmp);
+	r = 0;
+out:
+	rows_release(&tmp);
+	yml_doc_release(&doc);
 	return r;
 }

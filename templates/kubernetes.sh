@@ -22,6 +22,10 @@ K8S_FLANNEL=https://github.com/flannel-io/flannel/releases/download/v0.25.1/kube
 K8S_CALICO=https://raw.githubusercontent.com/projectcalico/calico/v3.27.3/manifests/calico.yaml
 K8S_DEVICE_PLUGIN=https://raw.githubusercontent.com/NVIDIA/k8s-device-plugin/v0.15.0/deployments/static/nvidia-device-plugin.yml
 K8S_DCGM_EXPORTER=https://raw.githubusercontent.com/NVIDIA/dcgm-exporter/3.3.5-3.4.1/dcgm-exporter.yaml
+# Time-slicing (software.gpu_shards): the plugin reads K8S_SHARING_CONF,
+# a ConfigMap, as its config file ($CONFIG_FILE); the static manifest has
+# neither, so the DaemonSet gets them by a strategic merge patch.
+K8S_SHARING_PATCH='{"spec":{"template":{"spec":{"containers":[{"name":"nvidia-device-plugin-ctr","env":[{"name":"CONFIG_FILE","value":"/etc/nvidia-device-plugin/config.yaml"}],"volumeMounts":[{"name":"provision-sharing","mountPath":"/etc/nvidia-device-plugin"}]}],"volumes":[{"name":"provision-sharing","configMap":{"name":"nvidia-device-plugin-config"}}]}}}}'
 
 k8s_applies() {
 	[ "$ORCHESTRATOR" = kubernetes ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not kubernetes"
@@ -192,6 +196,46 @@ k8s_cni_ds() {
 	esac
 }
 
+# The device plugin's time-slicing: the ConfigMap as the plan has it and
+# the DaemonSet reading it; without gpu_shards, neither.
+k8s_sharing_ok() {
+	_kso_have=$(kubectl_admin -n kube-system get configmap nvidia-device-plugin-config \
+		-o jsonpath='{.data.config\.yaml}' 2>/dev/null || true)
+	_kso_env=$(kubectl_admin -n kube-system get daemonset nvidia-device-plugin-daemonset \
+		-o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="CONFIG_FILE")].value}' 2>/dev/null || true)
+	if [ -z "$K8S_SHARING_CONF" ]; then
+		[ -z "$_kso_have" ] && [ -z "$_kso_env" ] ||
+			prov_why "the device plugin time-slices GPUs; the plan shares none" || return 1
+		return 0
+	fi
+	_kso_want=$(printf '%s\n' "$K8S_SHARING_CONF" | sed -n 's/^    //p')
+	[ "$_kso_have" = "$_kso_want" ] ||
+		prov_why "the device plugin's time-slicing config differs from the plan's" || return 1
+	[ -n "$_kso_env" ] || prov_why "the device plugin does not read its time-slicing config" || return 1
+}
+
+k8s_sharing_put() {
+	if [ -z "$K8S_SHARING_CONF" ]; then
+		# the DaemonSet as published again (replace, not apply: apply
+		# would keep the patched fields it never set)
+		_ksp_f=$(mktemp)
+		prov_fetch "$K8S_DEVICE_PLUGIN" "$_ksp_f" || { rm -f "$_ksp_f"; prov_fail "cannot fetch the device plugin manifest"; }
+		kubectl_admin replace -f "$_ksp_f" >&2 || { rm -f "$_ksp_f"; prov_fail "kubectl replace of the device plugin failed"; }
+		rm -f "$_ksp_f"
+		kubectl_admin -n kube-system delete configmap nvidia-device-plugin-config --ignore-not-found >&2
+		prov_changed
+		return 0
+	fi
+	printf '%s\n' "$K8S_SHARING_CONF" | kubectl_admin apply -f - >&2 ||
+		prov_fail "kubectl apply of the device plugin's time-slicing config failed"
+	kubectl_admin -n kube-system patch daemonset nvidia-device-plugin-daemonset \
+		--type strategic -p "$K8S_SHARING_PATCH" >&2 ||
+		prov_fail "cannot point the device plugin at its time-slicing config"
+	# the plugin reads its config at start
+	kubectl_admin -n kube-system rollout restart daemonset nvidia-device-plugin-daemonset >&2 || true
+	prov_changed
+}
+
 k8s_control_ok() {
 	[ -f "$K8S_ADMIN" ] || prov_why "kubeadm init has not run" || return 1
 	k8s_ready || prov_why "the API server is not ready" || return 1
@@ -201,6 +245,7 @@ k8s_control_ok() {
 	if [ "${CLUSTER_GPUS:-0}" -gt 0 ]; then
 		kubectl_admin -n kube-system get daemonset nvidia-device-plugin-daemonset >/dev/null 2>&1 ||
 			prov_why "the NVIDIA device plugin is not installed" || return 1
+		k8s_sharing_ok || return 1
 		if [ "$DCGM_EXPORTER" = 1 ]; then
 			kubectl_admin get daemonset dcgm-exporter >/dev/null 2>&1 ||
 				prov_why "the DCGM exporter is not installed" || return 1
@@ -248,6 +293,7 @@ k8s_control_apply() {
 	esac
 	if [ "${CLUSTER_GPUS:-0}" -gt 0 ]; then
 		k8s_apply_manifest "$K8S_DEVICE_PLUGIN" kube-system nvidia-device-plugin-daemonset
+		k8s_sharing_ok 2>/dev/null || k8s_sharing_put
 		if [ "$DCGM_EXPORTER" = 1 ]; then
 			k8s_apply_manifest "$K8S_DCGM_EXPORTER" default dcgm-exporter
 		fi

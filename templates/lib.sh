@@ -1104,6 +1104,7 @@ sysctl_put() {
 # svc_running [same arguments]: running, and with this stamp?
 # svc_restart [same arguments]: restart now.
 # svc_stop NAME
+# svc_remove NAME: stop it and, with systemd, disable it.
 
 # Parse the options into _svc_user, _svc_files, _svc_own, _svc_name; sets
 # _svc_shift to the number of arguments before COMMAND.
@@ -1280,6 +1281,23 @@ svc_stop() {
 	rm -f "$PROV_RUN_DIR/$1.pid" "$PROV_RUN_DIR/$1.stamp"
 	prov_log "stopped $1"
 	prov_changed
+}
+
+# svc_remove NAME: a service the plan no longer wants: stopped, and with
+# systemd not started at boot either (the unit svc_start wrote goes).
+svc_remove() {
+	svc_stop "$1" || return 1
+	if [ "$PROV_SYSTEMD" = 1 ]; then
+		if systemctl is-enabled --quiet "$1.service" 2>/dev/null; then
+			systemctl disable "$1.service" >&2 || return 1
+			prov_changed
+		fi
+		if grep -qx "Description=$1 (provision)" "/etc/systemd/system/$1.service" 2>/dev/null; then
+			file_absent "/etc/systemd/system/$1.service" || return 1
+			systemctl daemon-reload >&2 || return 1
+		fi
+	fi
+	rm -f "$(svc_stamp_file "$1")"
 }
 
 # svc_go RESTART ARGS...: the body of svc_start (RESTART=0) and svc_restart.

@@ -9,20 +9,47 @@
 #
 # LOG_SERVER_ADDR (empty: no logging), LOG_SERVER_HOST (1 on the server),
 # LOG_PORT, LOG_KEEP_DAYS: numbers and an address (lib/render.c).
+#
+# The step runs on every node, logging: in the plan or not: without it,
+# what an earlier plan's logging: left (the forwarding or listening
+# config, the rotation) goes, and rsyslog goes back to the distribution's
+# own config; the logs the server collected stay.
 
 LOG_CONF=/etc/rsyslog.d/60-provision.conf
 LOG_ROTATE=/etc/logrotate.d/provision-remote
 LOG_DIR=/var/log/remote
 
-logging_applies() {
-	[ -n "$LOG_SERVER_ADDR" ] || prov_skip "no logging: in the plan"
+# What an earlier plan's logging: left on this node.
+logging_left() {
+	[ -e "$LOG_CONF" ] || [ -e "$LOG_ROTATE" ]
+}
+
+# Without logging: in the plan, nothing of it is left.
+logging_gone_ok() {
+	if logging_left; then
+		prov_why "log forwarding from an earlier plan is still in place ($LOG_CONF)"
+		return 1
+	fi
+	[ "$PROV_PHASE" = recheck ] && return 0
+	prov_skip "no logging: in the plan"
+}
+
+logging_remove() {
+	file_absent "$LOG_CONF"
+	file_absent "$LOG_ROTATE"
+	# rsyslogd reads its config at start: the one provision started
+	# restarts without ours (its stamp names the file, now missing)
+	if svc_alive rsyslog; then
+		logging_svc svc_start
+	fi
 }
 
 # step_packages: the packages this step installs on this node.  Every
 # pkg_install of the step takes its names from here; lib/bundle.c bundles
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
 step_packages() {
-	echo rsyslog logrotate
+	# without logging: it only removes
+	[ -z "$LOG_SERVER_ADDR" ] || echo rsyslog logrotate
 }
 
 logging_conf() {
@@ -75,7 +102,10 @@ logging_svc() {
 }
 
 step_check() {
-	logging_applies
+	if [ -z "$LOG_SERVER_ADDR" ]; then
+		logging_gone_ok
+		return
+	fi
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages) || return 1
 	file_same "$LOG_CONF" 0644 root:root "$(logging_conf)" || return 1
@@ -88,6 +118,10 @@ step_check() {
 }
 
 step_apply() {
+	if [ -z "$LOG_SERVER_ADDR" ]; then
+		logging_remove
+		return 0
+	fi
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages)
 	file_put "$LOG_CONF" 0644 root:root "$(logging_conf)"

@@ -8,6 +8,12 @@
 # MariaDB and slurmdbd.conf (0600, SlurmUser's).  It is never in the plan,
 # the output, argv (SQL goes to mysql on stdin, from the shell's printf
 # builtin) or another file.  SLURMDBD_CONF is the rest of slurmdbd.conf.
+#
+# Without scheduling: in the plan the step still runs on the head: what
+# an earlier plan's accounting left goes (slurmdbd and MariaDB stopped and
+# disabled, slurmdbd.conf and the MariaDB config removed) and slurm.conf
+# (step slurm, next) loses its accounting.  The database stays on disk:
+# the jobs' history, which a later scheduling: finds again.
 
 DBD_CONF=/etc/slurm/slurmdbd.conf
 DBD_DB=slurm_acct_db
@@ -19,9 +25,33 @@ innodb_lock_wait_timeout=900"
 
 slurmdbd_applies() {
 	[ "$ORCHESTRATOR" = slurm ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not slurm"
-	[ "$SLURM_ACCOUNTING" = 1 ] || prov_skip "no scheduling: in the plan (Slurm accounting is off)"
 	[ "$SLURM_ROLE" = controller ] || prov_skip "slurmdbd runs on the head"
+	[ "$SLURM_ACCOUNTING" = 1 ] || return 0
 	[ -n "$SLURMDBD_CONF" ] || prov_fail "SLURMDBD_CONF is empty"
+}
+
+# What an earlier plan's accounting left.  MariaDB counts only with the
+# config this step wrote: one the admin runs for something else is theirs.
+dbd_left() {
+	[ -e "$DBD_CONF" ] || [ -e "$(dbd_mycnf)" ]
+}
+
+dbd_gone_ok() {
+	if dbd_left; then
+		prov_why "Slurm accounting from an earlier plan is still in place ($DBD_CONF)"
+		return 1
+	fi
+	[ "$PROV_PHASE" = recheck ] && return 0
+	prov_skip "no scheduling: in the plan (Slurm accounting is off)"
+}
+
+dbd_remove() {
+	svc_remove slurmdbd
+	file_absent "$DBD_CONF"
+	if [ -e "$(dbd_mycnf)" ]; then
+		svc_remove mariadb
+		file_absent "$(dbd_mycnf)"
+	fi
 }
 
 # step_packages: the packages this step installs on this node.  Every
@@ -29,6 +59,8 @@ slurmdbd_applies() {
 # the same names for the plan (tests/unit/test_bundle.c compares the two).
 # sacctmgr (slurm-client, or slurm on RHEL) registers the cluster.
 step_packages() {
+	# without scheduling: it only removes
+	[ "$SLURM_ACCOUNTING" = 1 ] || return 0
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
 		echo mariadb-server slurm-slurmdbd slurm
 	else
@@ -96,6 +128,10 @@ slurmdbd_svc() {
 
 step_check() {
 	slurmdbd_applies
+	if [ "$SLURM_ACCOUNTING" != 1 ]; then
+		dbd_gone_ok
+		return
+	fi
 	# shellcheck disable=SC2046
 	pkgs_installed $(step_packages) || return 1
 	file_same "$(dbd_mycnf)" 0644 root:root "$DBD_MYCNF_CONTENT" || return 1
@@ -109,6 +145,10 @@ step_check() {
 }
 
 step_apply() {
+	if [ "$SLURM_ACCOUNTING" != 1 ]; then
+		dbd_remove
+		return 0
+	fi
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages)
 	file_put "$(dbd_mycnf)" 0644 root:root "$DBD_MYCNF_CONTENT"

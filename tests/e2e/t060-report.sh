@@ -109,4 +109,35 @@ echo '{"checks": "no"}' > "$OUT/bad.json"
 expect_code 2 "a file that is not verify output exits 2" "$PROVISION" report examples/testbed.yaml \
     -o "$OUT/x.html" --verify-json "$OUT/bad.json"
 
+# Usage (provision usage --json): a section of its own, its text escaped.
+cat > "$OUT/usage.json" <<'EOF'
+{"plan": "examples/testbed-shared.yaml", "since": "30d",
+"usage": [
+  {"verdict": "ok", "group": "teams", "subject": "vision", "check": "GPU-hours", "measured": "12.50 (4 jobs)", "limit": "2 GPUs at once", "hint": null, "value": 12.5},
+  {"verdict": "ok", "group": "users", "subject": "alice", "check": "GPU-hours", "measured": "12.50 (4 jobs)", "limit": "team vision", "hint": null, "value": 12.5},
+  {"verdict": "ok", "group": "gpu-util", "subject": "worker-01", "check": "GPU utilisation", "measured": "60.0 %", "limit": "average of its GPUs", "hint": null, "value": 60},
+  {"verdict": "ok", "group": "team-util", "subject": "vision", "check": "GPU utilisation", "measured": "60.0 %", "limit": "2 jobs", "hint": null, "value": 60},
+  {"verdict": "warn", "group": "waiting", "subject": "job 3", "check": "waiting", "measured": "AssocGrpGRES", "limit": "alice in vision", "hint": "<script>alert('x')</script> & limits"}
+],
+"summary": {"gpu_hours": 12.5, "waiting": 1}}
+EOF
+if render shared-usage examples/testbed-shared.yaml --usage-json "$OUT/usage.json"; then
+	D=$OUT/shared-usage.dom.html
+	grep -q '<section id="usage">' "$D" &&
+	    grep -q '<tr class="usage ok" data-group="teams" data-subject="vision">' "$D" &&
+	    grep -q '<tr class="usage ok" data-group="users" data-subject="alice">' "$D" &&
+	    grep -q '<tr class="usage ok" data-group="gpu-util" data-subject="worker-01">' "$D" &&
+	    grep -q '<tr class="usage ok" data-group="team-util" data-subject="vision">' "$D" &&
+	    grep -q '<tr class="usage warn" data-group="waiting" data-subject="job 3">' "$D" &&
+	    grep -q '<td>12.50 (4 jobs)</td>' "$D" &&
+	    ok "usage: GPU-hours by team and user, utilisation, the waiting job" ||
+	    not_ok "usage: GPU-hours by team and user, utilisation, the waiting job"
+	grep -q '&lt;script&gt;alert' "$D" && ! grep -q '<script' "$D" &&
+	    ok "usage text escaped, no script element" || not_ok "usage text escaped, no script element"
+fi
+! grep -q 'id="usage"' "$OUT/testbed.dom.html" && ok "no usage section without --usage-json" ||
+	not_ok "no usage section without --usage-json"
+expect_code 2 "a file that is not usage output exits 2" "$PROVISION" report examples/testbed.yaml \
+    -o "$OUT/x.html" --usage-json "$OUT/verify.json"
+
 done_testing

@@ -5,11 +5,17 @@
 # two teams; the team limited to 2 GPUs (count-only GRES on the workers)
 # submits three 1-GPU jobs as its user and the third pends on the
 # association's limit; sshare shows the plan's shares; a second apply
-# changes nothing.  Then a user and a team leave the plan: the user is
-# locked on every node and gone from Slurm, the team's account is gone,
-# and the apply after that changes nothing either.  Both workers' logs
-# reach the head (rsyslog), and `provision usage` gives each team's and
-# user's GPU-hours as sacct counts them.
+# changes nothing.  nlp's QOS preempts vision's: an urgent job on a
+# worker whose GPUs a standard job holds requeues it.  Each GPU is two
+# shards (gres/shard): a job's shards come from one GPU, so two fit and
+# three never do.  Then a user, a team and a QOS leave the plan: the
+# user is locked on every node and gone from Slurm, the team's account
+# and the QOS are gone, and the apply after that changes nothing either.
+# Both workers' logs reach the head (rsyslog), and `provision usage`
+# gives each team's and user's GPU-hours as sacct counts them.  Last,
+# scheduling: and logging: leave the plan: slurmdbd, MariaDB and the
+# forwarding go, Slurm runs without accounting, and the next apply
+# changes nothing.
 #
 # Nodes start from fresh disks (an earlier test's Slurm state would count).
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +34,8 @@ STATE=$W/state
 export PROVISION
 
 cleanup() {
+	# the Prometheus and exporters this test started
+	[ -f "$W/pids" ] && while read -r pid; do kill "$pid" 2>/dev/null; done < "$W/pids"
 	# 8>&-: the nodes must not inherit testbed_lock's descriptor
 	scripts/testbed down "$PLAN" >/dev/null 2>&1 8>&-
 	# T120_KEEP=1: keep the plan, logs and state to look at
@@ -123,6 +131,137 @@ assert got.get(("teams", "nlp")) == 0, got
 PY
 	{ not_ok "usage: GPU-hours by team and user match sacct (exit $rc)"; sed 's/^/# /' "$W/sacct.txt" "$W/usage.json" "$W/usage.err" | head -40; }
 
+# GPU utilisation: the plan runs no Prometheus, and usage says so.
+python3 - "$W/usage.json" <<'PY' && ok "usage: no DCGM metrics without a Prometheus" ||
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["usage"] if r["group"] == "gpu-util"]
+assert len(rows) == 1 and rows[0]["measured"] == "no DCGM metrics", rows
+PY
+	not_ok "usage: no DCGM metrics without a Prometheus"
+# A real Prometheus scrapes two recorded DCGM exporters (static files):
+# worker-01's GPUs busy with alice's first two jobs (80 % and 40 %),
+# worker-02's idle ones (10 %, 30 %) with no job.
+if command -v prometheus >/dev/null 2>&1; then
+	PA=127.0.10.8
+	set -- $(grep '^[0-9][0-9]*$' "$W/jobs.txt")
+	for w in 1:worker-01:$1:$2:80:40 2:worker-02:::10:30; do
+		IFS=: read -r n h j0 j1 u0 u1 <<EOF
+$w
+EOF
+		mkdir -p "$W/dcgm$n"
+		sed -e "s/@HOST@/$h/" -e "s/@JOB0@/$j0/" -e "s/@JOB1@/$j1/" \
+			-e "s/@UTIL0@/$u0/" -e "s/@UTIL1@/$u1/" \
+			tests/fixtures/usage/dcgm-exporter.txt > "$W/dcgm$n/metrics"
+		python3 -m http.server --bind $PA --directory "$W/dcgm$n" 940$n \
+			>/dev/null 2>&1 8>&- &
+		echo $! >> "$W/pids"
+	done
+	cat > "$W/prometheus.yml" <<EOF
+global: { scrape_interval: 1s }
+scrape_configs:
+  - job_name: dcgm
+    metrics_path: /metrics
+    static_configs:
+      - targets: ['$PA:9401']
+        labels: { node: 'worker-01' }
+      - targets: ['$PA:9402']
+        labels: { node: 'worker-02' }
+EOF
+	prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/tsdb" \
+		--web.listen-address=$PA:9090 > "$W/prometheus.log" 2>&1 8>&- &
+	echo $! >> "$W/pids"
+	n=0
+	for i in $(seq 1 60); do
+		n=$(curl -s "http://$PA:9090/api/v1/query?query=count(count_over_time(DCGM_FI_DEV_GPU_UTIL%5B1m%5D)%3E2)" |
+			python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+		[ "$n" = 4 ] && break
+		sleep 1
+	done
+	"$PROVISION" usage --since 1d --prometheus "http://$PA:9090" --json "$PLAN" > "$W/usage2.json" 2> "$W/usage2.err"; rc=$?
+	python3 - "$W/usage2.json" <<'PY' && ok "usage: GPU utilisation per node and team from a real Prometheus's DCGM metrics" ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["usage"]
+got = {(r["group"], r["subject"]): r for r in rows if r["group"] in ("gpu-util", "team-util")}
+assert abs(got[("gpu-util", "worker-01")]["value"] - 60) < 1e-6, got
+assert abs(got[("gpu-util", "worker-02")]["value"] - 20) < 1e-6, got
+v = got[("team-util", "vision")]
+assert abs(v["value"] - 60) < 1e-6 and v["limit"] == "2 jobs", v
+assert ("team-util", "nlp") not in got, got
+PY
+		{ not_ok "usage: GPU utilisation from Prometheus (exit $rc, $n series)"; sed 's/^/# /' "$W/usage2.err" "$W/prometheus.log" | tail -20; grep -A6 '"gpu-util\|"team-util' "$W/usage2.json" | head -40 | sed 's/^/# /'; }
+	while read -r pid; do kill "$pid" 2>/dev/null; done < "$W/pids"
+	rm -f "$W/pids"
+	"$PROVISION" usage --since 1d --prometheus "http://$PA:9090" --json "$PLAN" > "$W/usage3.json" 2>/dev/null
+	grep -q '"measured": "no DCGM metrics: Prometheus at http://127.0.10.8:9090: ' "$W/usage3.json" &&
+		ok "usage: no DCGM metrics when Prometheus does not answer, and why" ||
+		{ not_ok "usage: no DCGM metrics when Prometheus does not answer"; grep -B2 -A4 gpu-util "$W/usage3.json" | sed 's/^/# /'; }
+else
+	echo "# skip: no prometheus here (make deps)"
+fi
+
+# QOS: the plan's, with their priority and preemption, and the teams'.
+on 127.0.10.1 "sacctmgr -n -P show qos format=name,priority,preempt; sacctmgr -n -P show assoc format=account,user,qos,defaultqos; scontrol show config | grep -E '^Preempt(Type|Mode) '" > "$W/qos.txt" 2>&1
+grep -qx 'urgent|100|standard' "$W/qos.txt" && grep -qx 'standard|0|' "$W/qos.txt" &&
+	grep -qx 'nlp|carol|standard,urgent|urgent' "$W/qos.txt" && grep -qx 'vision|alice|standard|standard' "$W/qos.txt" &&
+	grep -q '^PreemptType *= preempt/qos' "$W/qos.txt" && grep -q '^PreemptMode *= REQUEUE' "$W/qos.txt" &&
+	ok "sacctmgr: the plan's QOS, their preemption and the teams' QOS" ||
+	{ not_ok "sacctmgr: the plan's QOS, their preemption and the teams' QOS"; sed 's/^/# /' "$W/qos.txt"; }
+
+# Preemption: alice's standard job holds both GPUs of worker-01; carol's
+# urgent one asks for them and gets them, alice's goes back to the queue.
+sub() { # USER NODE GRES: a job's id
+	on 127.0.10.1 "runuser -u $1 -- sbatch --parsable -p debug -w $2 --gres=$3 --mem=50M --chdir=/tmp -o /dev/null --wrap 'sleep 300'"
+}
+low=$(sub alice worker-01 gpu:2)
+for i in $(seq 1 30); do
+	[ "$(on 127.0.10.1 "squeue -h -j $low -o %T")" = RUNNING ] && break
+	sleep 1
+done
+high=$(sub carol worker-01 gpu:2)
+st=
+for i in $(seq 1 40); do
+	st=$(on 127.0.10.1 "squeue -h -j $high -o '%T %q'; squeue -h -j $low -o '%T %q'" | tr '\n' ';')
+	case $st in "RUNNING urgent;PENDING standard;") break ;; esac
+	sleep 1
+done
+hist=$(on 127.0.10.1 "sacct -X -D -n -P -j $low -o State" | tr '\n' ' ')
+case "$st|$hist" in
+"RUNNING urgent;PENDING standard;|"*PREEMPTED*)
+	ok "an urgent job takes a full worker's GPUs: the standard job is preempted and requeued" ;;
+*) not_ok "an urgent job preempts a standard one: '$st' '$hist' (jobs '$low' '$high')" ;;
+esac
+on 127.0.10.1 "scancel -u alice; scancel -u carol" >/dev/null 2>&1
+for i in $(seq 1 30); do
+	on 127.0.10.1 "squeue -h" | grep -q . || break
+	sleep 1
+done
+
+# Shards: two per GPU, Slurm's count on the node.  A job's shards come
+# from one GPU: three never start on an idle node (four shards), two run.
+gres=$(on 127.0.10.1 "scontrol show node worker-02" | sed -n 's/^ *Gres=//p')
+[ "$gres" = gpu:2,shard:4 ] && ok "worker-02 has 2 GPUs and 4 shards" ||
+	not_ok "worker-02 has 2 GPUs and 4 shards: '$gres'"
+three=$(sub alice worker-02 shard:3)
+sleep 8
+st3=$(on 127.0.10.1 "squeue -h -j $three -o '%T %r'")
+on 127.0.10.1 "scancel $three" >/dev/null 2>&1
+two=$(sub alice worker-02 shard:2)
+st=
+for i in $(seq 1 30); do
+	st=$(on 127.0.10.1 "squeue -h -j $two -o %T")
+	[ "$st" = RUNNING ] && break
+	sleep 1
+done
+det=$(on 127.0.10.1 "scontrol -d show job $two" | grep -o 'GRES=shard:2(IDX:[01])')
+[ "$st3" = "PENDING Resources" ] && [ "$st" = RUNNING ] && [ -n "$det" ] &&
+	ok "shards: 3 of one GPU never start on the idle node, 2 run ($det)" ||
+	not_ok "shards: 3 wait, 2 run: '$st3' '$st' '$det'"
+on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
+for i in $(seq 1 30); do
+	on 127.0.10.1 "squeue -h" | grep -q . || break
+	sleep 1
+done
+
 # Logs: a line logged on each worker is in the head's file for it.
 for w in 01:127.0.10.2 02:127.0.10.3; do
 	n=${w%%:*}; a=${w#*:}
@@ -166,11 +305,11 @@ assert got[("worker-01", "users")]["verdict"] == "ok"
 PY
 	not_ok "verify fails worker-02's users and no other node's"
 
-# carol and her team leave the plan.
-grep -v -e '^  carol:' -e '^    nlp:' "$PLAN" > "$W/plan2.yaml" && mv "$W/plan2.yaml" "$PLAN"
+# carol, her team and its QOS leave the plan.
+grep -v -e '^  carol:' -e '^    nlp:' -e '^    urgent:' -e '^  preempt_mode:' "$PLAN" > "$W/plan2.yaml" && mv "$W/plan2.yaml" "$PLAN"
 apply apply3; rc=$?
-[ $rc -eq 0 ] && ok "apply without carol and nlp succeeds" ||
-	{ not_ok "apply without carol and nlp succeeds (exit $rc)"; tail -30 "$W/apply3.txt" | sed 's/^/# /'; }
+[ $rc -eq 0 ] && ok "apply without carol, nlp and urgent succeeds" ||
+	{ not_ok "apply without carol, nlp and urgent succeeds (exit $rc)"; tail -30 "$W/apply3.txt" | sed 's/^/# /'; }
 [ "$(on 127.0.10.3 'id -u bob')" = 3002 ] && ok "apply gave bob his uid back on worker-02" ||
 	not_ok "apply gave bob his uid back on worker-02"
 for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
@@ -182,6 +321,11 @@ on 127.0.10.1 "sacctmgr -n -P list user format=user; sacctmgr -n -P list account
 ! grep -qx -e carol -e nlp "$W/left.txt" && grep -qx alice "$W/left.txt" && grep -qx vision "$W/left.txt" &&
 	ok "Slurm no longer knows carol or nlp; alice and vision stay" ||
 	{ not_ok "Slurm no longer knows carol or nlp"; sed 's/^/# /' "$W/left.txt"; }
+on 127.0.10.1 "sacctmgr -n -P show qos format=name,preempt; scontrol show config | grep -E '^PreemptType '" > "$W/qos2.txt" 2>&1
+! grep -q '^urgent|' "$W/qos2.txt" && grep -qx 'standard|' "$W/qos2.txt" &&
+	grep -q '^PreemptType *= preempt/none' "$W/qos2.txt" &&
+	ok "QOS urgent is gone, and with it preemption" ||
+	{ not_ok "QOS urgent is gone, and with it preemption"; sed 's/^/# /' "$W/qos2.txt"; }
 apply apply4; rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply4.txt" && ok "the apply after that: 0 changed" ||
 	{ not_ok "the apply after that: 0 changed (exit $rc)"; grep -E 'changed|failed|check:' "$W/apply4.txt" | sed 's/^/# /' | head -20; }
@@ -192,4 +336,31 @@ perm=$(on 127.0.10.1 "stat -c '%a %U' /etc/slurm/slurmdbd.conf")
 [ ${#pw} -ge 24 ] && [ "$perm" = "600 slurm" ] && ! grep -rqF -- "$pw" "$STATE" "$W"/apply*.txt &&
 	ok "the database password is made on the head, 0600, in no log or state" ||
 	not_ok "the database password: ${#pw} characters, '$perm', or in a log"
+
+# scheduling: and logging: leave the plan: what they made goes.
+python3 - "$PLAN" <<'PY' || not_ok "the plan without scheduling: and logging:"
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"\nscheduling:\n(  .*\n|\s*#.*\n)+", "\n", s)
+s = re.sub(r"\nlogging: .*\n", "\n", s)
+assert "scheduling:" not in s and "logging:" not in s, s
+open(sys.argv[1], "w").write(s)
+PY
+apply apply5; rc=$?
+[ $rc -eq 0 ] && ok "apply without scheduling: and logging: succeeds" ||
+	{ not_ok "apply without scheduling: and logging: succeeds (exit $rc)"; tail -30 "$W/apply5.txt" | sed 's/^/# /'; }
+got=$(on 127.0.10.1 'pgrep -x slurmdbd; pgrep -x mariadbd; ls /etc/slurm/slurmdbd.conf /etc/mysql/mariadb.conf.d/60-provision.cnf /etc/rsyslog.d/60-provision.conf 2>/dev/null; grep -i ^Accounting /etc/slurm/slurm.conf' 2>&1)
+[ -z "$got" ] && ok "the head runs no slurmdbd or MariaDB, and keeps no accounting or log config" ||
+	{ not_ok "the head still has accounting or logging"; echo "$got" | sed 's/^/# /'; }
+for a in 127.0.10.2 127.0.10.3; do
+	got=$(on $a 'ls /etc/rsyslog.d/60-provision.conf 2>/dev/null; pgrep -x rsyslogd >/dev/null || echo "no rsyslogd"')
+	[ -z "$got" ] && ok "$a forwards no logs, its rsyslogd runs on" || not_ok "$a: '$got'"
+done
+ss -ltn 2>/dev/null | grep -q '127\.0\.10\.1:514 ' && not_ok "the head still listens for logs" ||
+	ok "the head no longer listens for logs"
+got=$(on 127.0.10.1 "runuser -u alice -- srun -p debug -N1 --chdir=/tmp hostname" 2>&1)
+case $got in worker-0[12]) ok "jobs run without accounting ($got)" ;; *) not_ok "jobs run without accounting: '$got'" ;; esac
+apply apply6; rc=$?
+[ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply6.txt" && ok "the apply after that: 0 changed" ||
+	{ not_ok "the apply after that: 0 changed (exit $rc)"; grep -E 'changed|failed|check:' "$W/apply6.txt" | sed 's/^/# /' | head -20; }
 done_testing

@@ -188,17 +188,20 @@ START_TEST(test_apply_steps_testbed)
 	test_apply_file(&t, "examples/testbed.yaml");
 	/*
 	 * Driver branch set, no runtime, Slurm, node_exporter, Prometheus
-	 * on head-01.
+	 * on head-01; logging and slurmdbd too, which remove what an
+	 * earlier plan's logging: and scheduling: left (or skip).
 	 */
 	s = test_apply_steps(t.p, 0, 32);
-	ck_assert_str_eq(s, "base gpu-driver munge slurm node-exporter "
-	    "prometheus");
+	ck_assert_str_eq(s, "base gpu-driver logging munge slurmdbd slurm "
+	    "node-exporter prometheus");
 	free(s);
 	s = test_apply_steps(t.p, 1, 32);
-	ck_assert_str_eq(s, "base gpu-driver munge slurm node-exporter");
+	ck_assert_str_eq(s, "base gpu-driver logging munge slurm "
+	    "node-exporter");
 	free(s);
 	s = test_apply_steps(t.p, 2, 32);
-	ck_assert_str_eq(s, "base gpu-driver munge slurm node-exporter");
+	ck_assert_str_eq(s, "base gpu-driver logging munge slurm "
+	    "node-exporter");
 	free(s);
 	/* max bounds the answer. */
 	s = test_apply_steps(t.p, 0, 2);
@@ -237,13 +240,14 @@ START_TEST(test_apply_steps_dgx)
 
 	test_apply_file(&t, "examples/dgx-a100-pod.yaml");
 	s = test_apply_steps(t.p, 0, 32);
-	ck_assert_str_eq(s, "base gpu-driver container-runtime munge slurm "
-	    "node-exporter dcgm-exporter prometheus grafana extras");
+	ck_assert_str_eq(s, "base gpu-driver container-runtime logging munge "
+	    "slurmdbd slurm node-exporter dcgm-exporter prometheus grafana "
+	    "extras");
 	free(s);
 	for (i = 1; i < 5; i++) {
 		s = test_apply_steps(t.p, i, 32);
-		ck_assert_str_eq(s, "base gpu-driver container-runtime munge "
-		    "slurm node-exporter dcgm-exporter extras");
+		ck_assert_str_eq(s, "base gpu-driver container-runtime "
+		    "logging munge slurm node-exporter dcgm-exporter extras");
 		free(s);
 	}
 	test_apply_release(&t);
@@ -256,23 +260,24 @@ static const struct {
 } steps_cases[] = {
 	/* Only the OS: base, and node_exporter which is on by default. */
 	{ "  os: { distro: debian, release: \"12\" }\n",
-	  "base node-exporter", "base node-exporter" },
+	  "base logging node-exporter", "base logging node-exporter" },
 	{ "  os: { distro: debian, release: \"12\" }\n"
 	  "  monitoring: { node_exporter: false }\n",
-	  "base", "base" },
+	  "base logging", "base logging" },
 	{ "  os: { distro: ubuntu, release: \"22.04\" }\n"
 	  "  container_runtime: { engine: docker }\n"
 	  "  orchestrator: { kind: kubernetes }\n"
 	  "  monitoring: { node_exporter: false, grafana: w2 }\n",
-	  "base container-runtime kubernetes",
-	  "base container-runtime kubernetes" },
+	  "base container-runtime logging kubernetes",
+	  "base container-runtime logging kubernetes" },
 	{ "  os: { distro: rocky, release: \"9\" }\n"
 	  "  container_runtime: { engine: none }\n"
 	  "  orchestrator: { kind: none }\n"
 	  "  monitoring: { node_exporter: false, dcgm_exporter: true, "
 	  "prometheus: w1 }\n"
 	  "  extras: [htop]\n",
-	  "base dcgm-exporter extras", "base dcgm-exporter prometheus extras" },
+	  "base logging dcgm-exporter extras",
+	  "base logging dcgm-exporter prometheus extras" },
 };
 
 START_TEST(test_apply_steps_table)
@@ -358,20 +363,21 @@ START_TEST(test_apply_dry_run_all)
 	free(ls);
 	sub = xasprintf("%s/head-01", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-munge.sh "
-	    "04-slurm.sh 05-node-exporter.sh 06-prometheus.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
+	    "04-munge.sh 05-slurmdbd.sh 06-slurm.sh 07-node-exporter.sh "
+	    "08-prometheus.sh");
 	free(ls);
 	free(sub);
 	sub = xasprintf("%s/worker-02", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-munge.sh "
-	    "04-slurm.sh 05-node-exporter.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
+	    "04-munge.sh 05-slurm.sh 06-node-exporter.sh");
 	free(ls);
 	free(sub);
 	test_apply_check_file(&t, dir, 0, 1, "base");
-	test_apply_check_file(&t, dir, 0, 6, "prometheus");
-	test_apply_check_file(&t, dir, 1, 4, "slurm");
-	test_apply_check_file(&t, dir, 2, 5, "node-exporter");
+	test_apply_check_file(&t, dir, 0, 8, "prometheus");
+	test_apply_check_file(&t, dir, 1, 5, "slurm");
+	test_apply_check_file(&t, dir, 2, 6, "node-exporter");
 
 	/* A dry run keeps no state and needs no SSH. */
 	ls = test_apply_ls(tmp);
@@ -382,8 +388,8 @@ START_TEST(test_apply_dry_run_all)
 	ck_assert_ok(apply_run(&sum, t.p, &o, &err), &err);
 	sub = xasprintf("%s/worker-01", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-munge.sh "
-	    "04-slurm.sh 05-node-exporter.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
+	    "04-munge.sh 05-slurm.sh 06-node-exporter.sh");
 	free(ls);
 	free(sub);
 
@@ -414,12 +420,12 @@ START_TEST(test_apply_dry_run_select)
 	sub = xasprintf("%s/dgx03", tmp);
 	ls = test_apply_ls(sub);
 	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh "
-	    "03-container-runtime.sh 04-munge.sh 05-slurm.sh "
-	    "06-node-exporter.sh 07-dcgm-exporter.sh 08-extras.sh");
+	    "03-container-runtime.sh 04-logging.sh 05-munge.sh 06-slurm.sh "
+	    "07-node-exporter.sh 08-dcgm-exporter.sh 09-extras.sh");
 	free(ls);
 	free(sub);
-	test_apply_check_file(&t, tmp, 2, 5, "slurm");
-	test_apply_check_file(&t, tmp, 3, 8, "extras");
+	test_apply_check_file(&t, tmp, 2, 6, "slurm");
+	test_apply_check_file(&t, tmp, 3, 9, "extras");
 	test_apply_rmdir(tmp);
 	test_apply_release(&t);
 }

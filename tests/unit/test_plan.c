@@ -1196,6 +1196,38 @@ static const struct {
 	    "  - { name: c, hardware: gm }\n",
 	    "t.yaml:10:29: unknown hardware 'gm' (did you mean 'gn'?)\n"
 	    "t.yaml:12:26: unknown hardware 'gm' (did you mean 'gn'?)\n" },
+	/* QOS: known names, none preempting itself, a mode only with one. */
+	{ "qos", HDR
+	    "nodes: [ { name: h, role: head } ]\n"
+	    "software:\n"
+	    "  os: { distro: debian, release: '12' }\n"
+	    "  orchestrator: { kind: slurm }\n"
+	    "scheduling:\n"
+	    "  qos:\n"
+	    "    low: { preempts: [ low ] }\n"
+	    "    high: { priority: 100, preempts: [ lo, normal ] }\n"
+	    "  teams:\n"
+	    "    ml: { qos: [ high, urgent ] }\n",
+	    "t.yaml:9:24: QOS 'low' cannot preempt itself (name another "
+	    "QOS)\n"
+	    "t.yaml:10:40: unknown QOS 'lo' (name a QOS under "
+	    "'scheduling.qos:', or Slurm's own 'normal')\n"
+	    "t.yaml:12:24: unknown QOS 'urgent' (name a QOS under "
+	    "'scheduling.qos:', or Slurm's own 'normal')\n" },
+	{ "preempt mode without preemption", HDR
+	    "nodes: [ { name: h, role: head } ]\n"
+	    "software:\n"
+	    "  os: { distro: debian, release: '12' }\n"
+	    "  orchestrator: { kind: slurm }\n"
+	    "  gpu_shards: 1\n"
+	    "scheduling:\n"
+	    "  qos: { low: {} }\n"
+	    "  preempt_mode: suspend\n",
+	    "t.yaml:7:15: 'gpu_shards' is 1, outside 2..128\n"
+	    "t.yaml:10:17: unknown preempt_mode 'suspend' (one of 'requeue', "
+	    "'cancel')\n"
+	    "t.yaml:10:17: 'preempt_mode' without a QOS that preempts (give a "
+	    "QOS 'preempts: [ QOS ]', or leave 'preempt_mode' out)\n" },
 	/* YAML. */
 	{ "syntax error", HDR "nodes: [ { name: a }\n",
 	    "t.yaml:4:1: did not find expected ',' or ']' (while parsing a "

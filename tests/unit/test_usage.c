@@ -6,6 +6,7 @@
 #include "err.h"
 #include "plan.h"
 #include "row.h"
+#include "strvec.h"
 #include "usage.h"
 
 START_TEST(test_usage_since)
@@ -125,6 +126,149 @@ START_TEST(test_usage_parse)
 }
 END_TEST
 
+/*
+ * Answers to the three DCGM queries, in the shape of Prometheus.s
+ * /api/v1/query (t120 asks a real one): worker-01.s GPUs at 80 and 40 %
+ * for jobs 7 and 8, worker-02's at 10 and 30 % with no job, and a job 99
+ * that sacct does not list.
+ */
+static const char test_usage_dcgm_nodes[] = "{\"status\":\"success\","
+    "\"data\":{\"resultType\":\"vector\",\"result\":["
+    "{\"metric\":{\"node\":\"worker-02\"},\"value\":[1764680000.5,\"20\"]},"
+    "{\"metric\":{\"node\":\"worker-01\"},\"value\":[1764680000.5,\"60\"]},"
+    "{\"metric\":{\"node\":\"gpu-x\"},\"value\":[1764680000.5,\"5.25\"]}]}}";
+static const char test_usage_dcgm_sums[] = "{\"status\":\"success\","
+    "\"data\":{\"resultType\":\"vector\",\"result\":["
+    "{\"metric\":{\"hpc_job\":\"7\"},\"value\":[1764680000.5,\"800\"]},"
+    "{\"metric\":{\"hpc_job\":\"8\"},\"value\":[1764680000.5,\"1200\"]},"
+    "{\"metric\":{\"hpc_job\":\"99\"},\"value\":[1764680000.5,\"50\"]}]}}";
+static const char test_usage_dcgm_counts[] = "{\"status\":\"success\","
+    "\"data\":{\"resultType\":\"vector\",\"result\":["
+    "{\"metric\":{\"hpc_job\":\"8\"},\"value\":[1764680000.5,\"30\"]},"
+    "{\"metric\":{\"hpc_job\":\"7\"},\"value\":[1764680000.5,\"10\"]},"
+    "{\"metric\":{\"hpc_job\":\"99\"},\"value\":[1764680000.5,\"5\"]}]}}";
+static const char test_usage_dcgm_empty[] = "{\"status\":\"success\","
+    "\"data\":{\"resultType\":\"vector\",\"result\":[]}}";
+static const char test_usage_dcgm_head[] = "@@facts u-jobs\n"
+    "7|vision|alice|60|billing=1,cpu=1,gres/gpu=1,mem=50M,node=1|COMPLETED\n"
+    "8|nlp|carol|60|billing=1,cpu=1,gres/gpu=1,mem=50M,node=1|COMPLETED\n"
+    "@@rc 0\n@@facts u-waiting\n@@rc 0\n";
+
+/*
+ * Nodes in plan order then the others; a team's figure weighs its jobs
+ * by their samples; jobs sacct does not know are said, not counted.
+ */
+START_TEST(test_usage_dcgm)
+{
+	struct plan	*p = test_usage_plan();
+	struct rows	 rows = ROWS_INIT;
+	struct prov_err	 err = PROV_ERR_INIT;
+	const char	*ans[3] = { test_usage_dcgm_nodes, test_usage_dcgm_sums,
+			    test_usage_dcgm_counts };
+	const struct row *r;
+
+	ck_assert_ok(usage_dcgm_parse(&rows, p, ans, test_usage_dcgm_head,
+	    &err), &err);
+	ck_assert_str_eq(rows.v[0].subject, "worker-01");
+	ck_assert_str_eq(rows.v[1].subject, "worker-02");
+	ck_assert_str_eq(rows.v[2].subject, "gpu-x");
+	ck_assert_str_eq(rows.v[2].limit, "not in the plan");
+	r = test_usage_row(&rows, "gpu-util", "worker-01");
+	ck_assert_str_eq(r->measured, "60.0 %");
+	ck_assert(fabs(r->value - 60) < 1e-9);
+	r = test_usage_row(&rows, "team-util", "vision");
+	ck_assert(fabs(r->value - 80) < 1e-9);
+	ck_assert_str_eq(r->limit, "1 job");
+	r = test_usage_row(&rows, "team-util", "nlp");
+	ck_assert(fabs(r->value - 40) < 1e-9);
+	r = test_usage_row(&rows, "team-util", "other jobs");
+	ck_assert_int_eq(r->verdict, ROW_SKIP);
+	ck_assert_str_eq(r->measured, "1 job");
+	rows_release(&rows);
+	/* no metrics at all: one row says so */
+	ans[0] = ans[1] = ans[2] = test_usage_dcgm_empty;
+	ck_assert_ok(usage_dcgm_parse(&rows, p, ans, test_usage_dcgm_head,
+	    &err), &err);
+	ck_assert_uint_eq(rows.n, 1);
+	ck_assert_str_eq(rows.v[0].measured, "no DCGM metrics");
+	ck_assert_int_eq(rows.v[0].verdict, ROW_SKIP);
+	rows_release(&rows);
+	/* metrics without job labels: nodes, and why no teams */
+	ans[0] = test_usage_dcgm_nodes;
+	ck_assert_ok(usage_dcgm_parse(&rows, p, ans, test_usage_dcgm_head,
+	    &err), &err);
+	r = test_usage_row(&rows, "team-util", "teams");
+	ck_assert_str_eq(r->measured, "no job labels on the DCGM metrics");
+	rows_release(&rows);
+	/* not Prometheus's answer */
+	ans[1] = "{\"status\":\"error\",\"error\":\"parse error\"}";
+	ck_assert_int_eq(usage_dcgm_parse(&rows, p, ans, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "vector"));
+	prov_err_release(&err);
+	rows_release(&rows);
+	plan_free(p);
+}
+END_TEST
+
+START_TEST(test_usage_dcgm_range)
+{
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct strvec	 q = STRVEC_INIT;
+	char		*s;
+
+	ck_assert_ok(usage_dcgm_range(&s, "30d", 0, &err), &err);
+	ck_assert_str_eq(s, "30d");
+	free(s);
+	/* 2026-12-01T00:00:00Z is 1796083200 */
+	ck_assert_ok(usage_dcgm_range(&s, "2026-11-30", 1796083200, &err),
+	    &err);
+	ck_assert_str_eq(s, "86400s");
+	free(s);
+	ck_assert_ok(usage_dcgm_range(&s, "2026-11-30T23:00:30", 1796083200,
+	    &err), &err);
+	ck_assert_str_eq(s, "3570s");
+	free(s);
+	ck_assert_int_eq(usage_dcgm_range(&s, "2027-01-01", 1796083200, &err),
+	    -1);
+	prov_err_release(&err);
+	usage_dcgm_queries(&q, "1d");
+	ck_assert_str_eq(q.v[0], "avg by (node) (avg_over_time("
+	    "DCGM_FI_DEV_GPU_UTIL[1d]))");
+	ck_assert_str_eq(q.v[1], "sum by (hpc_job) (sum_over_time("
+	    "DCGM_FI_DEV_GPU_UTIL{hpc_job!=\"\"}[1d]))");
+	strvec_clear(&q);
+}
+END_TEST
+
+/* usage --json read back for the report: rows and their groups. */
+START_TEST(test_usage_from_json)
+{
+	static const char j[] = "{\"usage\":["
+	    "{\"verdict\":\"ok\",\"group\":\"teams\",\"subject\":\"vision\","
+	    "\"check\":\"GPU-hours\",\"measured\":\"1.50 (2 jobs)\"},"
+	    "{\"verdict\":\"warn\",\"group\":\"waiting\",\"subject\":\"job 3\","
+	    "\"check\":\"waiting\",\"measured\":\"AssocGrpGRES\"},"
+	    "{\"verdict\":\"skip\",\"group\":\"odd\",\"subject\":\"x\","
+	    "\"check\":\"y\"}]}";
+	struct rows	 rows = ROWS_INIT;
+	struct prov_err	 err = PROV_ERR_INIT;
+
+	ck_assert_ok(usage_from_json(&rows, "u.json", j, strlen(j), &err),
+	    &err);
+	ck_assert_uint_eq(rows.n, 3);
+	ck_assert_str_eq(rows.v[0].group, "teams");
+	ck_assert_str_eq(rows.v[0].measured, "1.50 (2 jobs)");
+	ck_assert_str_eq(rows.v[1].group, "waiting");
+	ck_assert_int_eq(rows.v[1].verdict, ROW_WARN);
+	ck_assert_ptr_null(rows.v[2].group);
+	rows_release(&rows);
+	ck_assert_int_eq(usage_from_json(&rows, "v.json", "{\"checks\":[]}",
+	    13, &err), -1);
+	ck_assert_msg(strstr(err.msg, "usage") != NULL, "%s", err.msg);
+	prov_err_release(&err);
+}
+END_TEST
+
 static Suite *
 usage_suite(void)
 {
@@ -133,6 +277,9 @@ usage_suite(void)
 
 	tcase_add_test(tc, test_usage_since);
 	tcase_add_test(tc, test_usage_parse);
+	tcase_add_test(tc, test_usage_dcgm);
+	tcase_add_test(tc, test_usage_dcgm_range);
+	tcase_add_test(tc, test_usage_from_json);
 	suite_add_tcase(s, tc);
 	return s;
 }
