@@ -584,6 +584,8 @@ bundle_plan(struct bundle *b, const struct plan *p,
 	bundle_want_list(b, bundle_base_pkgs, "base");
 	if (sw->relay.src != NULL)
 		bundle_want(b, "apt-cacher-ng", "relay");
+	if (sw->relay.nimages > 0)
+		bundle_want(b, "docker-registry", "relay");
 	if (sw->orchestrator != NULL && strcmp(sw->orchestrator, "slurm") == 0)
 		bundle_want_list(b, bundle_slurm_pkgs, "slurm");
 	if (plan_accounting(p))

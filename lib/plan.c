@@ -31,7 +31,8 @@
  *				    kubernetes: {version, pod_cidr, cni}},
  *		     monitoring: {node_exporter, dcgm_exporter, prometheus,
  *				  grafana}, extras: [ ... ],
- *		     kernel_args: [ ... ], relay: {node, port, retry_s},
+ *		     kernel_args: [ ... ], relay: {node, port, retry_s,
+ *		     image_port, images: [ {registry, url, insecure} ]},
  *		     gpu_shards }
  *	offline:   { bundle_key: FILE }	the key bundles are signed with
  *	groups:    { GROUP: { gid } }
@@ -396,10 +397,21 @@ static const struct schema_field plan_mon_fields[] = {
 	FEND
 };
 
+static const struct schema_field plan_relay_image_fields[] = {
+	F("registry", SCHEMA_HOSTPORT, struct plan_relay_image, registry,
+	    SCHEMA_REQUIRED),
+	F("url", SCHEMA_URL, struct plan_relay_image, url, 0),
+	F("insecure", SCHEMA_BOOL, struct plan_relay_image, insecure, 0),
+	FEND
+};
+
 static const struct schema_field plan_relay_fields[] = {
 	F("node", SCHEMA_HOST, struct plan_relay, node, 0),
 	FR("port", SCHEMA_INT, struct plan_relay, port, 0, 1, 65535),
 	FR("retry_s", SCHEMA_INT, struct plan_relay, retry_s, 0, 0, 86400),
+	FR("image_port", SCHEMA_INT, struct plan_relay, image_port, 0, 1, 65535),
+	FN("images", struct plan_relay, images_src,
+	    SCHEMA_LIST | SCHEMA_NULLABLE, plan_relay_image_fields),
 	FEND
 };
 
@@ -990,6 +1002,77 @@ plan_load_mirrors(struct plan_ld *ld)
 }
 
 /*
+ * software.relay.images: one cache per registry, each on its own port
+ * from image_port on (Distribution's proxy mirrors one upstream); an
+ * engine that can mirror it, a registry that has no other mirror, and
+ * an http:// upstream only with `insecure: true`.
+ */
+static void
+plan_load_relay_images(struct plan_ld *ld)
+{
+	struct plan_software	*sw = &ld->p->sw;
+	struct plan_relay	*r = &sw->relay;
+	const struct yml_node	*l = r->images_src;
+	size_t			 i, j;
+
+	r->images_src = NULL;
+	if (l == NULL || yml_is_null(l))
+		return;
+	if (l->kind != YML_SEQ) {
+		schema_type_error(&ld->sc, l, "images", "a list");
+		return;
+	}
+	if (sw->runtime == NULL || (strcmp(sw->runtime, "containerd") != 0 &&
+	    strcmp(sw->runtime, "docker") != 0))
+		plan_ld_err(ld, l, "set 'engine: containerd' or 'engine: docker'",
+		    "a relay for images needs a containerd or docker engine");
+	if (r->image_port + (long)l->n - 1 > 65535)
+		plan_ld_err(ld, yml_map_get(r->src, "image_port") != NULL ?
+		    yml_map_get(r->src, "image_port") : l, "choose a "
+		    "lower image_port", "image ports %ld..%ld go past 65535",
+		    r->image_port, r->image_port + (long)l->n - 1);
+	else if (r->port >= r->image_port &&
+	    r->port < r->image_port + (long)l->n)
+		plan_ld_err(ld, yml_map_get(r->src, "port"), "the image caches "
+		    "use image_port and the ports after it, one per registry",
+		    "port %ld is an image cache's too", r->port);
+	r->images = xcalloc(l->n, sizeof *r->images);
+	for (i = 0; i < l->n; i++) {
+		struct plan_relay_image	*im = &r->images[r->nimages];
+
+		im->src = l->u.items[i];
+		if (schema_bind(&ld->sc, im->src, plan_relay_image_fields,
+		    im) != 0)
+			continue;
+		im->port = r->image_port + (long)r->nimages;
+		if (im->url != NULL && str_starts(im->url, "http://") &&
+		    !im->insecure)
+			plan_ld_err(ld, yml_map_get(im->src, "url"), "use https, "
+			    "or say 'insecure: true' for this registry",
+			    "upstream '%s' is plain http: anyone on the way can "
+			    "read and change what is pulled", im->url);
+		for (j = 0; j < r->nimages; j++)
+			if (strcmp(r->images[j].registry, im->registry) == 0)
+				plan_ld_err(ld, yml_map_get(im->src, "registry"),
+				    "one cache per registry", "registry '%s' "
+				    "has a cache already", im->registry);
+		for (j = 0; j < sw->nmirrors; j++)
+			if (strcmp(sw->mirrors[j].registry, im->registry) == 0)
+				plan_ld_err(ld, yml_map_get(im->src, "registry"),
+				    "leave it out of registry_mirrors or of the "
+				    "relay's images", "registry '%s' has a mirror "
+				    "in registry_mirrors already", im->registry);
+		if (sw->runtime != NULL && strcmp(sw->runtime, "docker") == 0 &&
+		    strcmp(im->registry, "docker.io") != 0)
+			plan_ld_err(ld, yml_map_get(im->src, "registry"), "use "
+			    "engine containerd to mirror other registries",
+			    "docker mirrors docker.io only, not '%s'",
+			    im->registry);
+		r->nimages++;
+	}
+}
+
+/*
  * software.relay: present (even `{}`) means a relay, on the head unless
  * `node` names another; plan_resolve_software() checks the name.
  */
@@ -1004,8 +1087,10 @@ plan_load_relay(struct plan_ld *ld)
 		return;
 	sw->relay.port = 3142;
 	sw->relay.retry_s = 300;
+	sw->relay.image_port = 5000;
 	sw->relay.src = v;
 	(void)schema_bind(&ld->sc, v, plan_relay_fields, &sw->relay);
+	plan_load_relay_images(ld);
 }
 
 static void
@@ -2559,6 +2644,7 @@ plan_free(struct plan *p)
 	free(p->nodes);
 	free(p->sw.partitions);
 	free(p->sw.mirrors);
+	free(p->sw.relay.images);
 	strvec_clear(&p->sw.extras);
 	strvec_clear(&p->sw.kernel_args);
 	for (i = 0; i < p->nusers; i++) {

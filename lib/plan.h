@@ -218,6 +218,22 @@ struct plan_mirror {
 };
 
 /*
+ * software.relay.images: a pull-through cache of one registry on the
+ * relay node (Distribution's registry), every node's engine mirrors that
+ * registry through it.
+ */
+struct plan_relay_image {
+	const char		*registry;	/* docker.io, nvcr.io:443 */
+	const char		*url;		/* upstream; NULL: https://REGISTRY
+						   (registry-1.docker.io for
+						   docker.io) */
+	int			 insecure;	/* an http:// upstream allowed */
+	long			 port;		/* on the relay: image_port +
+						   its index */
+	const struct yml_node	*src;
+};
+
+/*
  * software.relay: one node caches packages for the others (apt-cacher-ng);
  * every other node's package manager goes through it.
  */
@@ -226,6 +242,10 @@ struct plan_relay {
 	long			 port;		/* 3142 */
 	long			 retry_s;	/* how long a node waits for a relay
 						   that stopped answering (300) */
+	long			 image_port;	/* the first image cache's (5000) */
+	struct plan_relay_image	*images;
+	size_t			 nimages;
+	const struct yml_node	*images_src;	/* while loading */
 	const struct yml_node	*src;
 };
 

@@ -603,8 +603,8 @@ render_lib(struct buf *out, const struct render_in *in, struct prov_err *err)
 
 /*
  * RELAY_NAME, RELAY_ADDR and RELAY_URL (http://ADDR:PORT/, the proxy every
- * other node's apt uses), RELAY_PORT, RELAY_RETRY_S; all empty without a
- * relay.
+ * other node's apt uses), RELAY_PORT, RELAY_RETRY_S, RELAY_IMAGES (the
+ * image caches the relay runs); all empty without a relay.
  */
 static void
 render_relay_vars(struct buf *out, const struct plan *p)
@@ -612,6 +612,8 @@ render_relay_vars(struct buf *out, const struct plan *p)
 	const struct plan_node	*r = render_relay(p);
 	const char		*a = r != NULL ? render_addr(r) : NULL;
 	char			*url = NULL;
+	struct buf		 b = BUF_INIT;
+	size_t			 k;
 
 	if (r != NULL)
 		url = xasprintf(strchr(a, ':') != NULL ? "http://[%s]:%ld/" :
@@ -622,6 +624,47 @@ render_relay_vars(struct buf *out, const struct plan *p)
 	render_var_long(out, "RELAY_PORT", r != NULL ? p->sw.relay.port : 0);
 	render_var_long(out, "RELAY_RETRY_S", p->sw.relay.retry_s);
 	free(url);
+	/* "REGISTRY UPSTREAM PORT" a line, one image cache each */
+	for (k = 0; r != NULL && k < p->sw.relay.nimages; k++) {
+		const struct plan_relay_image	*im = &p->sw.relay.images[k];
+
+		if (im->url != NULL)
+			buf_addf(&b, "%s %s %ld\n", im->registry, im->url,
+			    im->port);
+		else if (strcmp(im->registry, "docker.io") == 0)
+			buf_addf(&b, "%s https://registry-1.docker.io %ld\n",
+			    im->registry, im->port);
+		else
+			buf_addf(&b, "%s https://%s %ld\n", im->registry,
+			    im->registry, im->port);
+	}
+	render_var(out, "RELAY_IMAGES", b.buf);
+	buf_release(&b);
+}
+
+/* http://ADDR:PORT of the relay node (brackets around an IPv6 address). */
+static char *
+render_relay_url(const struct plan_node *r, long port)
+{
+	const char	*a = render_addr(r);
+
+	return xasprintf(strchr(a, ':') != NULL ? "http://[%s]:%ld" :
+	    "http://%s:%ld", a, port);
+}
+
+/* The relay's image caches as registry mirrors, one line each. */
+static void
+render_relay_mirrors(struct buf *out, const struct plan *p)
+{
+	const struct plan_node	*r = render_relay(p);
+	size_t			 k;
+
+	for (k = 0; r != NULL && k < p->sw.relay.nimages; k++) {
+		char	*url = render_relay_url(r, p->sw.relay.images[k].port);
+
+		buf_addf(out, "%s %s 1\n", p->sw.relay.images[k].registry, url);
+		free(url);
+	}
 }
 
 void
@@ -659,10 +702,14 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 	render_var_long(out, "PLANNED_GPUS", n->hw != NULL ? n->hw->ngpus : 0);
 	render_var(out, "RUNTIME", sw->runtime != NULL ? sw->runtime : "none");
 	render_var_long(out, "NVIDIA_TOOLKIT", sw->nvidia_toolkit);
-	/* "REGISTRY URL INSECURE" a line; the CA of the Nth in REGISTRY_CA_N. */
+	/*
+	 * "REGISTRY URL INSECURE" a line; the CA of the Nth in REGISTRY_CA_N.
+	 * The relay's image caches come last, plain http on the site.
+	 */
 	for (k = 0; k < sw->nmirrors; k++)
 		buf_addf(&tmp, "%s %s %d\n", sw->mirrors[k].registry,
 		    sw->mirrors[k].url, sw->mirrors[k].insecure ? 1 : 0);
+	render_relay_mirrors(&tmp, p);
 	render_var(out, "REGISTRY_MIRRORS", tmp.buf);
 	buf_reset(&tmp);
 	for (k = 0; k < sw->nmirrors; k++)

@@ -172,7 +172,7 @@ cr_mirrors() {
 		*) prov_log "bad mirror line $_cm_n"; return 1 ;;
 		esac
 		case $_cm_url in
-		*[!A-Za-z0-9./:%@+=,~_-]*) prov_log "bad URL in mirror $_cm_n"; return 1 ;;
+		*[!]A-Za-z0-9./:%@+=,~_[-]*) prov_log "bad URL in mirror $_cm_n"; return 1 ;;
 		https://?* | http://?*) ;;
 		*) prov_log "bad URL in mirror $_cm_n"; return 1 ;;
 		esac

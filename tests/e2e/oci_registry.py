@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A small OCI registry for t053-bundle-images: serves synthetic multi-arch
-images on loopback behind a Bearer token, and can misbehave on purpose.
+"""A small OCI registry for t053-bundle-images (and t103, t107): serves
+synthetic multi-arch images on loopback behind a Bearer token, and can
+misbehave on purpose.
 
   oci_registry.py DIR --port-file F [--log F] --image REPO:TAG ...
                   [--corrupt WHAT] [--cut WHAT:BYTES[:TIMES]] [--no-auth]
@@ -175,6 +176,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, json.dumps({"token": TOKEN}).encode())
         m = re.match(r"^/v2/(.+)/(manifests|blobs)/([^/]+)$", url.path)
         authed = self.headers.get("Authorization") == "Bearer " + TOKEN
+        if url.path == "/v2/":
+            # the API's base, where clients learn the challenge (the
+            # Distribution registry's proxy asks it before any pull)
+            if authed or args.no_auth:
+                return self.reply(200, b"{}", authed=authed)
+            host = "127.0.0.1:%d" % self.server.server_address[1]
+            return self.reply(401, b'{"errors": [{"code": "UNAUTHORIZED"}]}',
+                              headers=[("WWW-Authenticate",
+                                        'Bearer realm="http://%s/token",'
+                                        'service="test-registry"' % host)])
         if not m:
             return self.reply(404, b'{"errors": [{"code": "NOT_FOUND"}]}')
         repo, kind, ref = m.groups()

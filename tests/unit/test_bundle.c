@@ -536,7 +536,8 @@ static const char tb_k8s[] =
     " container_runtime: { engine: containerd, nvidia_toolkit: true },"
     " orchestrator: { kind: kubernetes, kubernetes: { version: \"1.30\" } },"
     " monitoring: { node_exporter: true, dcgm_exporter: true, prometheus: h },"
-    " extras: [ torch, jq ]";
+    " extras: [ torch, jq ], relay: { images: [ { registry: docker.io },"
+    " { registry: nvcr.io } ] }";
 static const char tb_apptainer[] =
     "gpu_driver: { branch: \"560\", cuda: \"12.6\" },"
     " container_runtime: { engine: apptainer, nvidia_toolkit: true },"

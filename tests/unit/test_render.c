@@ -861,7 +861,8 @@ START_TEST(test_render_step_mirrors)
 	    &err);
 	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
 	ck_assert_str_eq(vals.v[0],
-	    "docker.io https://mirror.lab.internal:5000 0\n");
+	    "docker.io https://mirror.lab.internal:5000 0\n"
+	    "nvcr.io http://192.0.2.10:5000 1\n");
 	path = test_path("tests/fixtures/plan/every-key/mirror-ca.pem");
 	ck_assert_int_eq(buf_read_file(&ca, path), 0);
 	ck_assert_str_eq(vals.v[1], ca.buf);
@@ -948,6 +949,85 @@ START_TEST(test_render_step_relay)
 	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
 	ck_assert_str_eq(vals.v[2], "");
 	ck_assert_str_eq(vals.v[3], "0");
+	strvec_clear(&vals);
+	test_render_release(&t);
+	free(text);
+	buf_release(&b);
+}
+END_TEST
+
+/*
+ * The relay's image caches: the relay runs one per registry from
+ * image_port on; every node mirrors each registry through it, after the
+ * plan's own mirrors, over plain http.
+ */
+START_TEST(test_render_step_relay_images)
+{
+	static const char *const names[] = { "RELAY_IMAGES",
+	    "REGISTRY_MIRRORS" };
+	static const char plan[] =
+	    "version: 1\ncluster: { name: lab }\n"
+	    "nodes:\n  - { name: h1, role: head, address: 10.0.0.1 }\n"
+	    "  - { name: c1, role: worker, address: 10.0.0.2 }\n"
+	    "  - { name: c2, role: worker, address: \"fd00::3\" }\n"
+	    "software:\n  os: { distro: debian, release: \"12\" }\n"
+	    "  container_runtime:\n    engine: containerd\n"
+	    "    registry_mirrors: [ { registry: quay.io,"
+	    " url: \"https://m.lab:5000\" } ]\n"
+	    "  relay: %s\n";
+	struct test_render	 t;
+	struct buf		 b = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct strvec		 vals = STRVEC_INIT;
+	char			*text;
+	size_t			 i;
+
+	text = xasprintf(plan, "{ images: [ { registry: docker.io },"
+	    " { registry: nvcr.io }, { registry: \"reg.lab:5443\","
+	    " url: \"http://10.0.0.9:5443\", insecure: true } ] }");
+	test_render_text(&t, text);
+	ck_assert_uint_eq(t.p->sw.relay.nimages, 3);
+	for (i = 0; i < 3; i++) {
+		buf_reset(&b);
+		ck_assert_ok(render_step(&b, &t.in, i, "container-runtime",
+		    &err), &err);
+		test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+		ck_assert_str_eq(vals.v[0],
+		    "docker.io https://registry-1.docker.io 5000\n"
+		    "nvcr.io https://nvcr.io 5001\n"
+		    "reg.lab:5443 http://10.0.0.9:5443 5002\n");
+		ck_assert_str_eq(vals.v[1],
+		    "quay.io https://m.lab:5000 0\n"
+		    "docker.io http://10.0.0.1:5000 1\n"
+		    "nvcr.io http://10.0.0.1:5001 1\n"
+		    "reg.lab:5443 http://10.0.0.1:5002 1\n");
+		strvec_clear(&vals);
+	}
+	test_render_release(&t);
+	free(text);
+
+	/* on another node, with its own first port; IPv6 in brackets */
+	text = xasprintf(plan, "{ node: c2, image_port: 6000,"
+	    " images: [ { registry: docker.io } ] }");
+	test_render_text(&t, text);
+	buf_reset(&b);
+	ck_assert_ok(render_step(&b, &t.in, 0, "relay", &err), &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[0], "docker.io https://registry-1.docker.io 6000\n");
+	ck_assert_str_eq(vals.v[1], "quay.io https://m.lab:5000 0\n"
+	    "docker.io http://[fd00::3]:6000 1\n");
+	strvec_clear(&vals);
+	test_render_release(&t);
+	free(text);
+
+	/* a relay without images: none */
+	text = xasprintf(plan, "{}");
+	test_render_text(&t, text);
+	buf_reset(&b);
+	ck_assert_ok(render_step(&b, &t.in, 1, "relay", &err), &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[0], "");
+	ck_assert_str_eq(vals.v[1], "quay.io https://m.lab:5000 0\n");
 	strvec_clear(&vals);
 	test_render_release(&t);
 	free(text);
@@ -1138,6 +1218,7 @@ render_suite(void)
 	tcase_add_test(tc, test_render_step_mirrors);
 	tcase_add_test(tc, test_render_step_storage);
 	tcase_add_test(tc, test_render_step_relay);
+	tcase_add_test(tc, test_render_step_relay_images);
 	tcase_add_test(tc, test_render_step_slurm_conf);
 	tcase_add_test(tc, test_render_step_layout);
 	tcase_add_test(tc, test_render_step_missing_template);
