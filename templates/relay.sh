@@ -19,7 +19,9 @@
 # storage under RELAY_REG_DATA; the container-runtime step of every node,
 # the relay's own included, names it as that registry's mirror
 # (REGISTRY_MIRRORS carries it: containerd's hosts.toml, docker's
-# registry-mirrors), so a layer crosses the uplink once.  The package's
+# registry-mirrors), so a layer crosses the uplink for the first node
+# that pulls it alone (Distribution 2.8 fetches it twice then: to serve
+# and to store), not once per node.  The package's
 # own docker-registry.service (every address, port 5000) is kept off.  A
 # cache the plan no longer names is stopped and its configuration
 # removed (its storage is kept).
