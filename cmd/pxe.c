@@ -118,14 +118,8 @@ cmd_pxe_json(struct cmd_ctx *ctx, const struct pxe_result *res,
 		json_end(&jw);
 	}
 	json_end(&jw);
-	json_array_begin(&jw, "files", 0);
-	for (i = 0; i < res->files.n; i++)
-		json_str(&jw, NULL, res->files.v[i]);
-	json_end(&jw);
-	json_array_begin(&jw, "notes", 0);
-	for (i = 0; i < res->notes.n; i++)
-		json_str(&jw, NULL, res->notes.v[i]);
-	json_end(&jw);
+	json_strvec(&jw, "files", &res->files);
+	json_strvec(&jw, "notes", &res->notes);
 	json_int(&jw, "rendered", (long long)res->rendered);
 	json_int(&jw, "skipped", (long long)res->skipped);
 	json_int(&jw, "failed", (long long)res->failed);

@@ -21,18 +21,6 @@
 /* Packing. */
 
 static void
-bundle_json_list(struct json_writer *jw, const char *k,
-    const struct strvec *v)
-{
-	size_t	i;
-
-	json_array_begin(jw, k, 0);
-	for (i = 0; i < v->n; i++)
-		json_str(jw, NULL, v->v[i]);
-	json_end(jw);
-}
-
-static void
 bundle_json_images(struct json_writer *jw, const struct bundle *bu)
 {
 	size_t	i, k;
@@ -84,7 +72,7 @@ bundle_manifest(struct buf *b, const struct bundle *bu,
 	json_str(&jw, "arch", bu->arch);
 	json_end(&jw);
 	json_str(&jw, "apt_source", "deb [trusted=yes] file:BUNDLE/repo ./");
-	bundle_json_list(&jw, "sources", &bu->sources);
+	json_strvec(&jw, "sources", &bu->sources);
 	json_array_begin(&jw, "requested", JSON_LINES);
 	for (i = 0; i < bu->wanted.n; i++) {
 		json_object_begin(&jw, NULL, 0);
@@ -93,7 +81,7 @@ bundle_manifest(struct buf *b, const struct bundle *bu,
 		json_end(&jw);
 	}
 	json_end(&jw);
-	bundle_json_list(&jw, "missing", &bu->missing);
+	json_strvec(&jw, "missing", &bu->missing);
 	bundle_json_images(&jw, bu);
 	json_array_begin(&jw, "artifacts", JSON_LINES);
 	for (i = 0; i < bu->n; i++) {

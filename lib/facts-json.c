@@ -183,10 +183,7 @@ facts_to_json(struct buf *b, const struct facts *f)
 		json_end(&jw);
 	}
 	json_end(&jw);
-	json_array_begin(&jw, "notes", 0);
-	for (i = 0; i < f->notes.n; i++)
-		json_str(&jw, NULL, f->notes.v[i]);
-	json_end(&jw);
+	json_strvec(&jw, "notes", &f->notes);
 	json_end(&jw);
 	json_finish(&jw);
 }

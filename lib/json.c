@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "strvec.h"
 
 /*
  * JSON is UTF-8 (RFC 8259), and our own reader is libyaml, which refuses
@@ -201,4 +202,15 @@ json_null(struct json_writer *jw, const char *key)
 {
 	json_value(jw, key);
 	buf_adds(jw->b, "null");
+}
+
+void
+json_strvec(struct json_writer *jw, const char *key, const struct strvec *v)
+{
+	size_t	i;
+
+	json_array_begin(jw, key, 0);
+	for (i = 0; i < v->n; i++)
+		json_str(jw, NULL, v->v[i]);
+	json_end(jw);
 }

@@ -40,6 +40,8 @@ struct buf;
 #define JSON_MAX_DEPTH	32
 #define JSON_LINES	0x1
 
+struct strvec;
+
 struct json_writer {
 	struct buf	*b;
 	int		 depth;
@@ -62,6 +64,8 @@ void	json_int(struct json_writer *, const char *key, long long v);
 void	json_num(struct json_writer *, const char *key, double v, int dec);
 void	json_bool(struct json_writer *, const char *key, int v);
 void	json_null(struct json_writer *, const char *key);
+/* An array of strings, every item of v. */
+void	json_strvec(struct json_writer *, const char *key, const struct strvec *v);
 
 /*
  * Append s as a JSON string literal, quotes included: control and C1

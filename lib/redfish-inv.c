@@ -599,10 +599,7 @@ redfish_inv_to_json(struct json_writer *jw, const char *key,
 	json_str(jw, "watts_source", inv->watts_source);
 	json_num(jw, "psu_volts_min", inv->psu_volts_min, -1);
 	json_num(jw, "psu_volts_max", inv->psu_volts_max, -1);
-	json_array_begin(jw, "notes", 0);
-	for (i = 0; i < inv->notes.n; i++)
-		json_str(jw, NULL, inv->notes.v[i]);
-	json_end(jw);
+	json_strvec(jw, "notes", &inv->notes);
 	json_end(jw);
 }
 

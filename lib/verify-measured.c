@@ -77,18 +77,6 @@ verify_measured_partial(const struct verify_measured *m)
 	return 0;
 }
 
-static void
-verify_measured_list(struct json_writer *jw, const char *key,
-    const struct strvec *v)
-{
-	size_t	 i;
-
-	json_array_begin(jw, key, 0);
-	for (i = 0; i < v->n; i++)
-		json_str(jw, NULL, v->v[i]);
-	json_end(jw);
-}
-
 void
 verify_measured_json(struct buf *b, const struct verify_measured *m)
 {
@@ -110,14 +98,14 @@ verify_measured_json(struct buf *b, const struct verify_measured *m)
 			json_str(&jw, "at", at);
 	}
 	json_bool(&jw, "partial", verify_measured_partial(m));
-	verify_measured_list(&jw, "missing", &m->missing);
+	json_strvec(&jw, "missing", &m->missing);
 	if (!isnan(m->busbw)) {
 		json_num(&jw, "allreduce_busbw_gbs", m->busbw, -1);
 		if (!isnan(m->bytes) && m->bytes > 0)
 			json_num(&jw, "allreduce_bytes", m->bytes, -1);
 		if (m->ranks >= 2)
 			json_int(&jw, "allreduce_gpus", m->ranks);
-		verify_measured_list(&jw, "allreduce_nodes", &m->ar_nodes);
+		json_strvec(&jw, "allreduce_nodes", &m->ar_nodes);
 		json_str(&jw, "allreduce_tool", m->ar_tool);
 	}
 	for (t = 0; t < VERIFY_NGEMM; t++)
@@ -144,7 +132,7 @@ verify_measured_json(struct buf *b, const struct verify_measured *m)
 				    0)
 					strvec_push(&nodes,
 					    m->gemm[t].nodes.v[i]);
-		verify_measured_list(&jw, "gemm_nodes", &nodes);
+		json_strvec(&jw, "gemm_nodes", &nodes);
 		strvec_clear(&nodes);
 		json_str(&jw, "gemm_tool",
 		    m->gemm_tool != NULL ? m->gemm_tool : "dcgmproftester");
