@@ -184,7 +184,12 @@ if ! PROV_HOSTILE_DIR=$M PROV_SRCDIR=$TOP CK_RUN_CASE=hostile CK_VERBOSITY=silen
 fi
 
 # Per field: refused at the value, or rendered the same as the untouched
-# plan, or run in the sandbox without a canary.
+# plan, or run in the sandbox without a canary.  Under SAN=1 the steps
+# are rendered (the binary is what the sanitizers watch) but not run: the
+# sandbox runs shell, not provision, and costs most of this test's time
+# (minutes per field), which the plain build's run has already spent.
+ran_what="run inert"
+[ "${SAN:-0}" = 1 ] && ran_what="rendered (run by the plain build's t032)"
 fields=$(awk '{ print $4 }' "$M/index" | uniq)
 nfields=0
 for f in $fields; do
@@ -224,13 +229,15 @@ for f in $fields; do
 			inert=$((inert + 1))
 		else
 			ran=$((ran + 1))
-			c=$(run_all "$W/r/$num"; run_all "$W/r/$num-slurm")
-			[ -z "$c" ] || bad="$bad $num(canary:$(echo $c))"
+			if [ "${SAN:-0}" != 1 ]; then
+				c=$(run_all "$W/r/$num"; run_all "$W/r/$num-slurm")
+				[ -z "$c" ] || bad="$bad $num(canary:$(echo $c))"
+			fi
 		fi
 		rm -rf "$W/r/$num" "$W/r/$num-slurm" "$W/p/$num"-*
 	done <"$M/index"
 	if [ -z "$bad" ]; then
-		ok "$f: $refused refused at the value, $inert reach nothing, $ran run inert"
+		ok "$f: $refused refused at the value, $inert reach nothing, $ran $ran_what"
 	else
 		not_ok "$f:$bad"
 	fi
