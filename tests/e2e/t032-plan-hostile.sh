@@ -134,6 +134,16 @@ run_all() {
 	done
 }
 
+# run_changed BASE TREE: as run_all, but only the nodes whose steps differ
+# from BASE's (the untouched plan's, already run without a canary): a
+# node rendered the same cannot hold the hostile value.
+run_changed() {
+	for _rc in "$2"/*/; do
+		_rn=${_rc%/}
+		diff -r "$_rc" "$1/${_rn##*/}" >/dev/null 2>&1 || sandbox "$_rc"
+	done
+}
+
 # ------------------------------------------------------------------ renders
 
 # render NAME PLAN: apply --dry-run into $W/r/NAME, exit status in $rc.
@@ -230,7 +240,8 @@ for f in $fields; do
 		else
 			ran=$((ran + 1))
 			if [ "${SAN:-0}" != 1 ]; then
-				c=$(run_all "$W/r/$num"; run_all "$W/r/$num-slurm")
+				c=$(run_changed "$W/r/base-k8s" "$W/r/$num"
+				    run_changed "$W/r/base-slurm" "$W/r/$num-slurm")
 				[ -z "$c" ] || bad="$bad $num(canary:$(echo $c))"
 			fi
 		fi
