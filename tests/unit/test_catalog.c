@@ -391,6 +391,54 @@ START_TEST(test_catalog_lookup_new_systems)
 }
 END_TEST
 
+/*
+ * The HGX 8-GPU servers of the server vendors, and the XE9680's inlet: what
+ * a source read states is set, what it read in a secondary source is
+ * unconfirmed, the rest null and unknown (docs/catalog.md).
+ */
+START_TEST(test_catalog_lookup_hgx_systems)
+{
+	struct catalog		*c = test_catalog_shipped();
+	const struct cat_system	*x = catalog_system(c, "xe9680");
+	const struct cat_system	*a = catalog_system(c, "xa-nb3i-e12");
+	const struct cat_system	*s = catalog_system(c, "sys-821ge-tnhr");
+
+	ck_assert_ptr_eq(x, catalog_system(c, "dell-xe9680"));
+	ck_assert_str_eq(x->psu_inlet, "C22");
+	ck_assert(test_catalog_has(&x->m.unconfirmed, "psu.inlet"));
+	ck_assert(!test_catalog_has(&x->m.unknown, "psu.inlet"));
+	ck_assert(test_catalog_has(&x->m.sources, "S-DELL-XE9680-PSU"));
+
+	ck_assert_ptr_eq(a, catalog_system(c, "asus-xa-nb3i-e12"));
+	ck_assert_int_eq(a->rack_units, 9);
+	ck_assert_str_eq(a->gpus.model, "b300-sxm");
+	ck_assert_int_eq(a->gpus.count, 8);
+	ck_assert_uint_eq(a->nnics, 1);
+	ck_assert_str_eq(a->nics[0].model, "connectx-8-supernic");
+	ck_assert_int_eq(a->nics[0].count, 8);
+	ck_assert_str_eq(a->cooling, "air");
+	ck_assert_int_eq(a->psu_count, 10);
+	ck_assert_str_eq(a->psu_redundancy, "5+5");
+	ck_assert_ptr_null(a->psu_inlet);
+	ck_assert_uint_eq(a->npsu_ratings, 0);
+	ck_assert(test_catalog_has(&a->m.unconfirmed, "psu.count"));
+	ck_assert(test_catalog_has(&a->m.unknown, "psu.ratings"));
+	ck_assert_ptr_null(a->cpu.model);
+	ck_assert(isnan(a->depth_mm));
+
+	ck_assert_ptr_eq(s, catalog_system(c, "supermicro-sys-821ge-tnhr"));
+	ck_assert_int_eq(s->rack_units, 8);
+	ck_assert_str_eq(s->gpus.model, "h200-sxm");
+	ck_assert_int_eq(s->psu_count, -1);
+	ck_assert_ptr_null(s->psu_redundancy);
+	ck_assert_int_eq(s->cpu_sockets, -1);
+	ck_assert(test_catalog_has(&s->m.unconfirmed, "rack_units"));
+	ck_assert(test_catalog_has(&s->m.unknown, "psu"));
+	ck_assert(test_catalog_has(&s->m.unknown, "slots"));
+	catalog_free(c);
+}
+END_TEST
+
 START_TEST(test_catalog_by_pci)
 {
 	struct catalog	*c = test_catalog_shipped();
@@ -923,6 +971,7 @@ catalog_suite(void)
 	tcase_add_test(tc, test_catalog_lookup_system);
 	tcase_add_test(tc, test_catalog_lookup_others);
 	tcase_add_test(tc, test_catalog_lookup_new_systems);
+	tcase_add_test(tc, test_catalog_lookup_hgx_systems);
 	tcase_add_test(tc, test_catalog_by_pci);
 	suite_add_tcase(s, tc);
 
