@@ -9,6 +9,8 @@
 #   sh tests/e2e/t030-templates-shellcheck.sh
 #
 # Needs shellcheck and dash (exit 77 without them).  No root, no network.
+# SAN=1: not run: shellcheck and dash read the rendered steps: rendering
+#   is t032's
 
 set -u
 

@@ -9,6 +9,7 @@
 #
 # Needs dash and perl (exit 77 without them).  No root, no network beyond
 # 127.0.0.1.
+# SAN=1: not run: lib.sh under dash: no provision code runs
 
 # Most test bodies are dash code in single quotes, expanded there.
 # shellcheck disable=SC2016

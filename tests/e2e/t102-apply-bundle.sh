@@ -17,6 +17,8 @@
 # The testbed nodes are off-head and off-worker (127.0.12.1-2): t100's
 # nodes are not touched.  Downloads are cached in $TESTBED_DIR/bundle-cache.
 # shellcheck disable=SC2015
+# SAN=1: not run: dpkg in the roots takes its time: the bundle code is
+#   t051's, the engine t100's and t101's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -22,6 +22,8 @@
 # /var/tmp/provision-testbed-t103, sharing the base root of
 # /var/tmp/provision-testbed) and addresses 127.0.13.1-2.
 # shellcheck disable=SC2015
+# SAN=1: not run: dpkg and containerd take its time: the images code is
+#   t053's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -10,6 +10,8 @@
 # software.relay.retry_s, naming the relay.
 #
 #   sh tests/e2e/t105-apply-relay.sh        (as root, under the e2e lock)
+# SAN=1: not run: apt-cacher-ng and dpkg take its time: the engine is
+#   t100's and t101's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -10,6 +10,8 @@
 #
 #   sh tests/e2e/t106-apply-bundle-relay.sh   (as root, under the e2e lock)
 # shellcheck disable=SC2015
+# SAN=1: not run: apt-cacher-ng and dpkg take its time: the engine is
+#   t100's and t101's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -23,6 +23,8 @@
 # hierarchy into each node's /sys/fs/cgroup first, as t103 does.  No
 # container is ever run.
 # shellcheck disable=SC2015
+# SAN=1: not run: the registries and dpkg take its time: the engine is
+#   t100's and t101's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -11,6 +11,8 @@
 #
 # The testbed (127.0.10.x) is shared with other tests: this one holds
 # testbed_lock while it runs and brings the nodes down at the end.
+# SAN=1: not run: its apply takes its time: the readers are test_verify's,
+#   the engine t100's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"

@@ -18,6 +18,8 @@
 # changes nothing.
 #
 # Nodes start from fresh disks (an earlier test's Slurm state would count).
+# SAN=1: not run: dpkg, MariaDB and Slurm take its time: the readers are
+#   test_usage's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
