@@ -736,6 +736,13 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 		images = NULL;
 		ob->images_size = info.images_size;
 		ob->nimages = info.images;
+		/* made here, from members each checked: its digest is ours */
+		if (arc_sha256_file(ob->images_sha256, NULL, ob->images_tar,
+		    err) != 0) {
+			free(info.distro);
+			free(info.release);
+			goto out;
+		}
 	}
 	ob->dir = xasprintf("%s/%s", OFFLINE_NODE_DIR, ob->id);
 	ob->tar_size = info.size;
