@@ -872,12 +872,16 @@ offline_images_script(const char *id)
 	    "if [ ! -f \"$id/.complete\" ]; then\n"
 	    "\techo \"$PWD/$id is not complete\" >&2; exit 1\n"
 	    "fi\n"
+	    /* readable by the relay's apt-cacher-ng, which serves it (the
+	       upload is 0600) */
 	    "if [ -f \"$id/images/.complete\" ]; then\n"
-	    "\trm -f -- \"$id.images.tar\"; echo present; exit 0\n"
+	    "\trm -f -- \"$id.images.tar\"\n"
+	    "\tchmod 0644 \"$id/images/images.tar\"; echo present; exit 0\n"
 	    "fi\n"
 	    "rm -rf -- \"$id/images.tmp\"\n"
 	    "mkdir -- \"$id/images.tmp\"\n"
 	    "mv -- \"$id.images.tar\" \"$id/images.tmp/images.tar\"\n"
+	    "chmod 0644 \"$id/images.tmp/images.tar\"\n"
 	    "if ! tar -xf \"$id/images.tmp/images.tar\" -C \"$id/images.tmp\" "
 	    "--no-same-owner \"$list\" >&2 ||\n"
 	    "\t! mv -- \"$id/images.tmp/$list\" "
