@@ -12,9 +12,18 @@
 #                    (provision's wchar: sockets, state and logs)
 #   bundle, relay    the same with the relay serving the bundle
 #
-# and the wall time of each apply, with its slowest steps.  Run by hand,
-# under the e2e lock (flock -o /tmp/provision-e2e.lock bench/relay.sh);
-# never in make test.  Environment: NS ("2 8"), PROVISION, TESTBED_DIR.
+# and the wall time of each apply, with its slowest steps.  Workstation
+# bytes are counted on the wire too: an iptables rule (OUTPUT, to the
+# nodes' port 22) counts what the workstation sends them, headers
+# included; the nodes' traffic to the relay is not on port 22.
+#
+# IMAGES=1: the nodes run containerd and the bundle holds a container
+# image (tests/e2e/oci_registry.py's busybox, IMAGE_KB a layer), so the
+# bundle rows show what the images cost the workstation's link with and
+# without the relay; the online rows are skipped (t107 checks the image
+# cache).  Run by hand, under the testbed lock (flock -o
+# /tmp/provision-testbed.lock bench/relay.sh); never in make test.
+# Environment: NS ("2 8"), IMAGES, PROVISION, TESTBED_DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,11 +33,23 @@ NS=${NS:-2 8}
 W=${RELAY_BENCH_DIR:-/tmp/provision-relay-bench}
 EXTRAS="hello, figlet, vim, tmux, rsync, strace"
 TSV=$W/results.tsv
+IMAGES=${IMAGES:-0}
+IMAGE=docker.io/library/busybox:1.36
+REG_PID=
+WIRE_RULE=(OUTPUT -d 127.0.14.0/24 -p tcp --dport 22 -m comment --comment provision-relay-bench)
 export PROVISION
+
+bench_end() {
+	[ -n "$REG_PID" ] && kill "$REG_PID" 2>/dev/null
+	iptables -D "${WIRE_RULE[@]}" 2>/dev/null || true
+}
+trap bench_end EXIT
 
 die() { echo "relay.sh: $*" >&2; exit 1; }
 
 # plan N RELAY(0|1): nodes rb-01.. on 127.0.14.1..
+ENGINE=none
+[ "$IMAGES" = 1 ] && ENGINE=containerd
 plan() {
 	cat <<EOF
 # bench/relay.sh: $1 testbed nodes, relay $2
@@ -53,7 +74,7 @@ EOF
 	cat <<EOF
 software:
   os: { distro: debian, release: "12" }
-  container_runtime: { engine: none }
+  container_runtime: { engine: $ENGINE }
   orchestrator: { kind: none }
   monitoring: { node_exporter: false }
   extras: [ $EXTRAS ]
@@ -68,14 +89,24 @@ fresh() {	# fresh PLAN N: new disks, nothing cached on the nodes
 	for i in $(seq 1 "$2"); do
 		ssh -q -i "$TB/id_ed25519" -o UserKnownHostsFile="$TB/known_hosts" \
 			-o BatchMode=yes "root@127.0.14.$i" \
-			'rm -f /var/cache/apt/archives/*.deb; rm -rf /var/lib/apt/lists/*_Packages*'
+			'rm -f /var/cache/apt/archives/*.deb; rm -rf /var/lib/apt/lists/*_Packages*
+			 # containerd needs a cgroup hierarchy (t103)
+			 [ "'"$IMAGES"'" = 1 ] || exit 0
+			 grep -qs " /sys/fs/cgroup cgroup" /proc/self/mounts ||
+				mount -t cgroup2 cgroup2 /sys/fs/cgroup'
 	done
+}
+
+wire() {	# wire: bytes sent to the nodes' port 22 since the last call
+	iptables -nvx -L OUTPUT | awk '/provision-relay-bench/ { print $2; exit }'
+	iptables -Z OUTPUT 1
 }
 
 # run_apply NAME ARGS...: apply, its wall time and the bytes it wrote
 run_apply() {
 	local name=$1 pid t0 t1 wchar=0 w
 	shift
+	wire >/dev/null
 	t0=$(date +%s.%N)
 	"$PROVISION" apply --plain --state-dir "$W/state.$name" "$@" >"$W/$name.txt" 2>&1 &
 	pid=$!
@@ -88,6 +119,7 @@ run_apply() {
 	t1=$(date +%s.%N)
 	WALL=$(echo "$t1 - $t0" | bc)
 	WCHAR=$wchar
+	WIRE=$(wire)
 }
 
 fetched() {	# fetched NAME [STEP]: bytes apt fetched on the nodes (in STEP on the head)
@@ -116,8 +148,36 @@ slowest() {	# slowest NAME: the three slowest step results (node step seconds)
 		sort -rn | head -n 3 | awk '{ printf "%s %s %ss; ", $2, $3, $1 }'
 }
 
+# bundle_runs N: apply --bundle without and with the relay
+bundle_runs() {
+	local n=$1
+	fresh "$W/plan.$n.yaml" "$n"
+	run_apply "bundle.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.yaml"
+	printf 'bundle-today\t%s\tworkstation %s B on the wire, wchar %s B (bundle %s B%s)\twall %.1f s\t%s\n' \
+		"$n" "$WIRE" "$WCHAR" "$bsize" "${isize:+, images $isize B}" "$WALL" \
+		"$(slowest "bundle.$n")" | tee -a "$TSV"
+
+	fresh "$W/plan.$n.relay.yaml" "$n"
+	run_apply "bundle-relay.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.relay.yaml"
+	printf 'bundle-relay\t%s\tworkstation %s B on the wire, wchar %s B (bundle %s B%s)\twall %.1f s\t%s\n' \
+		"$n" "$WIRE" "$WCHAR" "$bsize" "${isize:+, images $isize B}" "$WALL" \
+		"$(slowest "bundle-relay.$n")" | tee -a "$TSV"
+}
+
 mkdir -p "$W"
 : >"$TSV"
+# first in OUTPUT, so its counter sees every packet to the nodes' sshd
+iptables -D "${WIRE_RULE[@]}" 2>/dev/null || true
+iptables -I "${WIRE_RULE[@]:0:1}" 1 "${WIRE_RULE[@]:1}"
+BUNDLE_ARGS=()
+if [ "$IMAGES" = 1 ]; then
+	python3 "$ROOT/tests/e2e/oci_registry.py" "$W/reg" --port-file "$W/rport" \
+		--diff-ids --image "${IMAGE#docker.io/}" >/dev/null 2>&1 &
+	REG_PID=$!
+	for _ in $(seq 1 60); do [ -s "$W/rport" ] && break; sleep 0.5; done
+	[ -s "$W/rport" ] || die "the test registry did not start"
+	BUNDLE_ARGS=(--registry-mirror "docker.io=http://127.0.0.1:$(cat "$W/rport")" --image "$IMAGE")
+fi
 # the bundles are signed; the plans pin the key
 [ -f "$W/bundle.key" ] || (umask 077 && openssl genpkey -algorithm ed25519 -out "$W/bundle.key")
 openssl pkey -in "$W/bundle.key" -pubout -out "$W/bundle.pub"
@@ -126,9 +186,16 @@ for n in $NS; do
 	plan "$n" 0 >"$W/plan.$n.yaml"
 	plan "$n" 1 >"$W/plan.$n.relay.yaml"
 	"$PROVISION" bundle "$W/plan.$n.relay.yaml" -o "$W/b.$n.tar.zst" --sign "$W/bundle.key" \
-		--cache "$TB/bundle-cache" >"$W/bundle.$n.txt" 2>&1 || die "bundle at N=$n failed"
+		--cache "$TB/bundle-cache" "${BUNDLE_ARGS[@]}" >"$W/bundle.$n.txt" 2>&1 ||
+		die "bundle at N=$n failed"
 	bsize=$(stat -c %s "$W/b.$n.tar.zst")
 
+	if [ "$IMAGES" = 1 ]; then
+		# bytes of the images tar apply makes: the bundle's images/
+		isize=$(tar -tvf "$W/b.$n.tar.zst" 2>/dev/null | awk '$NF ~ /^images\// { s += $3 } END { print s + 0 }')
+		bundle_runs "$n"
+		continue
+	fi
 	fresh "$W/plan.$n.yaml" "$n"
 	run_apply "online.$n" "$W/plan.$n.yaml"
 	printf 'online-today\t%s\tupstream %s B\twall %.1f s\t%s\n' "$n" "$(fetched "online.$n")" \
@@ -142,15 +209,7 @@ for n in $NS; do
 		"$(acng I)" "$(fetched "relay.$n" relay)" "$(acng O)" "$(fetched "relay.$n")" "$WALL" \
 		"$(slowest "relay.$n")" | tee -a "$TSV"
 
-	fresh "$W/plan.$n.yaml" "$n"
-	run_apply "bundle.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.yaml"
-	printf 'bundle-today\t%s\tworkstation %s B (bundle %s B)\twall %.1f s\t%s\n' "$n" "$WCHAR" \
-		"$bsize" "$WALL" "$(slowest "bundle.$n")" | tee -a "$TSV"
-
-	fresh "$W/plan.$n.relay.yaml" "$n"
-	run_apply "bundle-relay.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.relay.yaml"
-	printf 'bundle-relay\t%s\tworkstation %s B (bundle %s B)\twall %.1f s\t%s\n' "$n" "$WCHAR" \
-		"$bsize" "$WALL" "$(slowest "bundle-relay.$n")" | tee -a "$TSV"
+	bundle_runs "$n"
 	"$ROOT/scripts/testbed" down --purge "$W/plan.$n.yaml" >/dev/null 2>&1 || true
 done
 echo "# $(date -u '+%F %T') load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$TSV"

@@ -281,31 +281,11 @@ struct apply_bundle {
 	char	*nodes;		/* the nodes that have it when some do not
 				   (else NULL: the selection stands) */
 	char	 release[OFFLINE_SHA256_HEX];
+	char	 images_sha256[OFFLINE_SHA256_HEX];	/* "": no images */
 	int	 served;	/* on the relay alone, served to the others */
 	size_t	 lost;		/* nodes it could not reach */
 };
 
-/*
- * Where the bundle goes: with a package relay in the plan, to the relay
- * node alone, which serves it to the others (the workstation sends it
- * once, whatever the node count); else to every selected node.  Images a
- * container engine imports still go to each node: the relay serves
- * packages only.
- */
-static const struct plan_node *
-cmd_apply_bundle_relay(struct cmd_ctx *ctx, const struct offline_bundle *ob)
-{
-	const struct plan_node	*relay = render_relay(ctx->plan);
-
-	if (relay == NULL)
-		return NULL;
-	if (ob->images_tar != NULL && offline_plan_needs_images(ctx->plan)) {
-		fprintf(ctx->out, "bundle %s: the relay serves packages, not "
-		    "images: the bundle goes to every node\n", ob->id);
-		return NULL;
-	}
-	return relay;
-}
 
 /*
  * --bundle: verify the bundle and, unless `dry_run`, copy its repository
@@ -356,7 +336,14 @@ cmd_apply_bundle(struct cmd_ctx *ctx, const struct apply_cmd_opts *o,
 		    ob.nimages == 1 ? "" : "s");
 	fputc('\n', ctx->out);
 	memcpy(out->release, ob.release_sha256, sizeof out->release);
-	relay = cmd_apply_bundle_relay(ctx, &ob);
+	memcpy(out->images_sha256, ob.images_sha256,
+	    sizeof out->images_sha256);
+	/*
+	 * With a package relay in the plan the bundle, images included, goes
+	 * to the relay node alone, which serves it to the others: the
+	 * workstation sends it once, whatever the node count.
+	 */
+	relay = render_relay(ctx->plan);
 	out->served = relay != NULL;
 	if (dry_run) {
 		out->apt_repo = xstrdup(ob.dir);
@@ -429,6 +416,8 @@ cmd_apply_bundle_opts(struct apply_opts *ao, const struct apply_bundle *ab)
 	ao->apt_repo = ab->apt_repo;
 	ao->apt_release = ab->release[0] != '\0' ? ab->release : NULL;
 	ao->apt_served = ab->served;
+	ao->images_sha256 = ab->images_sha256[0] != '\0' ? ab->images_sha256 :
+	    NULL;
 	if (ab->nodes != NULL)
 		ao->nodes = ab->nodes;
 }

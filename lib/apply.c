@@ -1804,6 +1804,7 @@ apply_rin_init(struct render_in *rin, const struct plan *p,
 	rin->apt_repo = o->apt_repo;
 	rin->apt_release = o->apt_release;
 	rin->apt_served = o->apt_served;
+	rin->images_sha256 = o->images_sha256;
 }
 
 static int

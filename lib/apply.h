@@ -110,6 +110,8 @@ struct apply_opts {
 	const char	*apt_release;	/* SHA-256 of its repo/Release, or NULL */
 	int		 apt_served;	/* the relay alone has it and serves it
 					   to the others (software.relay) */
+	const char	*images_sha256;	/* of the bundle's images tar, or
+					   NULL: the bundle has none */
 	int		 resume;
 	int		 break_lock;
 	int		 no_reboot;	/* stop the nodes that need a reboot */

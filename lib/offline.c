@@ -88,6 +88,7 @@ struct offline_conv {
 	struct strmap		 map;		/* name -> index + 1 */
 	struct buf		 manifest;
 	char			 manifest_sha[ARC_SHA256_HEX];
+	time_t			 manifest_mtime;
 	int			 have_manifest;
 	char			*blk;
 };
@@ -290,13 +291,19 @@ offline_match_list(struct offline_conv *c, const struct yml_node *root,
 	return 0;
 }
 
-/* Append a file made here (name, bytes) to the images tar. */
+/*
+ * Append a file made here (name, bytes) to the images tar.  It bears the
+ * bundle manifest's time, not the clock's: the same bundle must give the
+ * same tar, byte for byte, because nodes check the tar they fetch from
+ * the relay against the digest of the one this apply made (an earlier
+ * apply's copy on the relay must still match).
+ */
 static int
 offline_add_buf(struct offline_conv *c, const char *name, const struct buf *b,
     struct prov_err *err)
 {
-	if (offline_header(c, c->img, name, (int64_t)b->len, time(NULL),
-	    err) != 0)
+	if (offline_header(c, c->img, name, (int64_t)b->len,
+	    c->manifest_mtime, err) != 0)
 		return -1;
 	if (b->len > 0 && archive_write_data(c->img, b->buf, b->len) !=
 	    (la_ssize_t)b->len)
@@ -533,8 +540,10 @@ offline_tars_entry(struct offline_conv *c, struct archive_entry *ent,
 		return 0;
 	}
 	if (strcmp(name, "manifest.json") == 0 &&
-	    archive_entry_filetype(ent) == AE_IFREG)
+	    archive_entry_filetype(ent) == AE_IFREG) {
+		c->manifest_mtime = archive_entry_mtime(ent);
 		return offline_keep_manifest(c, err);
+	}
 	if (archive_read_data_skip(c->in) != ARCHIVE_OK) {
 		offline_read_err(c, err);
 		return -1;
@@ -736,6 +745,13 @@ offline_prepare(struct offline_bundle *ob, const char *path,
 		images = NULL;
 		ob->images_size = info.images_size;
 		ob->nimages = info.images;
+		/* made here, from members each checked: its digest is ours */
+		if (arc_sha256_file(ob->images_sha256, NULL, ob->images_tar,
+		    err) != 0) {
+			free(info.distro);
+			free(info.release);
+			goto out;
+		}
 	}
 	ob->dir = xasprintf("%s/%s", OFFLINE_NODE_DIR, ob->id);
 	ob->tar_size = info.size;
@@ -865,12 +881,16 @@ offline_images_script(const char *id)
 	    "if [ ! -f \"$id/.complete\" ]; then\n"
 	    "\techo \"$PWD/$id is not complete\" >&2; exit 1\n"
 	    "fi\n"
+	    /* readable by the relay's apt-cacher-ng, which serves it (the
+	       upload is 0600) */
 	    "if [ -f \"$id/images/.complete\" ]; then\n"
-	    "\trm -f -- \"$id.images.tar\"; echo present; exit 0\n"
+	    "\trm -f -- \"$id.images.tar\"\n"
+	    "\tchmod 0644 \"$id/images/images.tar\"; echo present; exit 0\n"
 	    "fi\n"
 	    "rm -rf -- \"$id/images.tmp\"\n"
 	    "mkdir -- \"$id/images.tmp\"\n"
 	    "mv -- \"$id.images.tar\" \"$id/images.tmp/images.tar\"\n"
+	    "chmod 0644 \"$id/images.tmp/images.tar\"\n"
 	    "if ! tar -xf \"$id/images.tmp/images.tar\" -C \"$id/images.tmp\" "
 	    "--no-same-owner \"$list\" >&2 ||\n"
 	    "\t! mv -- \"$id/images.tmp/$list\" "

@@ -63,6 +63,9 @@ struct offline_bundle {
 					   bundle has no images */
 	int64_t		 images_size;
 	size_t		 nimages;
+	/* the images tar's SHA-256: a node that fetches it from the relay
+	   checks what it got against it */
+	char		 images_sha256[OFFLINE_SHA256_HEX];
 	size_t		 members;	/* files in the tar */
 	size_t		 debs;
 	char		*distro, *release;	/* the manifest's "os" */
@@ -73,8 +76,8 @@ struct offline_bundle {
 	char		*trust;		/* why it is trusted (bundle_check) */
 };
 
-#define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, \
-	NULL, NULL, { 0 }, STRVEC_INIT, NULL }
+#define OFFLINE_BUNDLE_INIT { { 0 }, NULL, NULL, NULL, 0, NULL, 0, 0, { 0 }, \
+	0, 0, NULL, NULL, { 0 }, STRVEC_INIT, NULL }
 
 /*
  * Verify `path` (its members, and its signature against `trust`: see

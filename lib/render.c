@@ -849,6 +849,9 @@ render_vars(struct buf *out, const struct render_in *in, size_t i)
 	    in->apt_release : NULL);
 	render_var_long(out, "PROV_APT_SERVED", in->apt_repo != NULL &&
 	    in->apt_served && render_relay(p) != NULL);
+	/* what a node the relay serves checks the images tar it fetches by */
+	render_var(out, "PROV_IMAGES_SHA256", in->apt_repo != NULL ?
+	    in->images_sha256 : NULL);
 	/* Set by the engine's wrapper for the step; empty when run by hand. */
 	buf_adds(out, "PROV_SECRET_DIR=\"${PROV_SECRET_DIR:-}\"\n");
 }

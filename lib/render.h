@@ -38,6 +38,9 @@ struct render_in {
 	int				 apt_served;	/* the relay node
 							   serves it to the
 							   others over HTTP */
+	const char			*images_sha256;	/* of the bundle's
+							   images tar, or
+							   NULL: none */
 	const char			*lib_call;	/* when set, the script
 							   runs this command (a
 							   shell function holding

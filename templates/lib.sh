@@ -624,6 +624,50 @@ images_list() {
 		cat "$PROV_APT_REPO/images/images.list"
 }
 
+# Served by the relay (PROV_APT_SERVED, a node other than the relay): the
+# relay alone got the images tar, and serves it with the bundle
+# (RELAY_URL/provision-bundle/ID/images/images.tar); images_fetch brings
+# it here once, apt's own downloader checking it against the digest the
+# verified bundle gave (PROV_IMAGES_SHA256), and unpacks its list as the
+# upload does.  images.sha256 remembers the digest checked, so a check
+# does not read the tar again.
+images_served() {
+	[ -n "${PROV_IMAGES_SHA256:-}" ] && relay_through
+}
+
+images_fetched() {
+	_ifd=$PROV_APT_REPO/images
+	[ -f "$_ifd/.complete" ] && [ -f "$_ifd/images.sha256" ] &&
+		[ "$(cat "$_ifd/images.sha256")" = "$PROV_IMAGES_SHA256" ]
+}
+
+images_fetch() {
+	images_served || return 0
+	images_fetched && return 0
+	_if_url=${RELAY_URL}provision-bundle/${PROV_APT_REPO##*/}/images/images.tar
+	_if_tmp=$PROV_APT_REPO/images.tmp
+	rm -rf -- "$_if_tmp"
+	mkdir -p -- "$_if_tmp" || return 1
+	prov_log "fetching the bundle's images from the relay: $_if_url"
+	if ! relay_retry /usr/lib/apt/apt-helper download-file "$_if_url" \
+		"$_if_tmp/images.tar" "SHA256:$PROV_IMAGES_SHA256"; then
+		rm -rf -- "$_if_tmp"
+		prov_log "could not fetch the bundle's images from the relay (missing there, or not the bundle's: its sha256 should be $PROV_IMAGES_SHA256)"
+		return 1
+	fi
+	if ! tar -xf "$_if_tmp/images.tar" -C "$_if_tmp" --no-same-owner provision-images.list >&2 ||
+		! mv -- "$_if_tmp/provision-images.list" "$_if_tmp/images.list"; then
+		rm -rf -- "$_if_tmp"
+		prov_log "the images tar from the relay has no provision-images.list"
+		return 1
+	fi
+	printf '%s\n' "$PROV_IMAGES_SHA256" >"$_if_tmp/images.sha256" &&
+		: >"$_if_tmp/.complete" || return 1
+	rm -rf -- "$PROV_APT_REPO/images"
+	mv -- "$_if_tmp" "$PROV_APT_REPO/images" || return 1
+	prov_changed
+}
+
 # image_present REF DIGEST CONFIG: the runtime (RUNTIME) has REF, as that
 # image.  containerd: in namespace k8s.io (the one the kubelet's CRI uses)
 # with that manifest digest; docker: with that image ID (its config digest).
@@ -676,6 +720,10 @@ images_missing() {
 
 # images_ok: every image of the bundle is in the runtime (the check).
 images_ok() {
+	if images_served && ! images_fetched; then
+		prov_why "the bundle's images are not fetched from the relay yet"
+		return 1
+	fi
 	_io=$(images_missing | tr '\n' ' ')
 	[ -z "$_io" ] || prov_why "not imported from the offline bundle: $_io"
 }
@@ -684,6 +732,7 @@ images_ok() {
 # tar: containerd and docker skip the layers they have).  Runs after the
 # runtime answers.
 images_import() {
+	images_fetch || return 1
 	[ -n "$(images_missing)" ] || return 0
 	_ii_tar=$PROV_APT_REPO/images/images.tar
 	case $RUNTIME in

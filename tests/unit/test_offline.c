@@ -643,6 +643,21 @@ START_TEST(test_offline_images_tar)
 	ck_assert_int_eq(buf_read_file(&got, img), 0);
 	ck_assert_int_eq(info.images_size, (int64_t)got.len);
 	ck_assert_int_eq(memcmp(got.buf + 257, "ustar", 5), 0);
+	/* The same bundle, a second later, gives the same tar byte for byte:
+	   nodes check the relay's copy against the digest of this one. */
+	sleep(1);
+	p = xasprintf("%s/again.tar", tb.dir);
+	x = xasprintf("%s/again-repo.tar", tb.dir);
+	free(info.distro);
+	free(info.release);
+	ck_assert_ok(offline_bundle_tars(id, &info, tb.path, x, p, &err),
+	    &err);
+	ck_assert_int_eq(buf_read_file(&want, p), 0);
+	ck_assert_uint_eq(want.len, got.len);
+	ck_assert(memcmp(want.buf, got.buf, got.len) == 0);
+	buf_reset(&want);
+	free(x);
+	free(p);
 
 	/* Unpacked as docker load does: every path of manifest.json is a
 	   file there, the tag kept, the digest-only image untagged. */

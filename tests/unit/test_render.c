@@ -880,7 +880,7 @@ START_TEST(test_render_step_relay)
 	static const char *const names[] = { "RELAY_NAME", "RELAY_ADDR",
 	    "RELAY_URL", "RELAY_PORT", "RELAY_RETRY_S" };
 	static const char *const served[] = { "PROV_APT_SERVED",
-	    "PROV_APT_RELEASE" };
+	    "PROV_APT_RELEASE", "PROV_IMAGES_SHA256" };
 	static const char plan[] =
 	    "version: 1\ncluster: { name: lab }\n"
 	    "nodes:\n  - { name: h1, role: head, address: 10.0.0.1 }\n"
@@ -931,11 +931,13 @@ START_TEST(test_render_step_relay)
 	t.in.apt_repo = "/var/lib/provision/bundle/0123456789abcdef";
 	t.in.apt_release = "5a5a";
 	t.in.apt_served = 1;
+	t.in.images_sha256 = "6b6b";
 	buf_reset(&b);
 	ck_assert_ok(render_step(&b, &t.in, 1, "relay", &err), &err);
 	test_render_eval(&vals, b.buf, served, ARRAY_SIZE(served));
 	ck_assert_str_eq(vals.v[0], "1");
 	ck_assert_str_eq(vals.v[1], "5a5a");
+	ck_assert_str_eq(vals.v[2], "6b6b");
 	strvec_clear(&vals);
 	test_render_release(&t);
 	free(text);
