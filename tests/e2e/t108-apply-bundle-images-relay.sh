@@ -16,6 +16,8 @@
 #   sh tests/e2e/t108-apply-bundle-images-relay.sh  (as root, under the e2e
 #                                                   lock; T108_KEEP=1 keeps
 #                                                   its folder)
+# SAN=1: not run: dpkg, containerd and apt-cacher-ng take its time: the
+#   images code is t053's, the engine t100's and t101's
 # shellcheck disable=SC2015
 . "$(dirname "$0")/lib.sh"
 set -u
