@@ -53,6 +53,11 @@ testbed_lock() {
 	fi
 }
 
+# show_end FILE [N]: the last N lines (25) of FILE as TAP comments
+show_end() {
+	tail -n "${2:-25}" "$1" | sed 's/^/# /'
+}
+
 done_testing() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

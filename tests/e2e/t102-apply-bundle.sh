@@ -47,9 +47,6 @@ testbed_lock
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-show() {	# show FILE: the end of FILE as TAP comments
-	tail -n "${2:-25}" "$1" | sed 's/^/# /'
-}
 
 # ------------------------------------------------------------ the bundle
 
@@ -57,7 +54,7 @@ show() {	# show FILE: the end of FILE as TAP comments
 	--sign "$W/bundle.key" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan from deb.debian.org"; else
-	not_ok "bundle of the plan from deb.debian.org (exit $rc)"; show "$W/bundle.txt"
+	not_ok "bundle of the plan from deb.debian.org (exit $rc)"; show_end "$W/bundle.txt"
 	done_testing; exit 1
 fi
 
@@ -67,12 +64,12 @@ head -c 100000 "$W/b.tar.zst" >"$W/cut.tar.zst"
 	>"$W/cut.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "provision apply: cannot read '$W/cut.tar.zst'" "$W/cut.txt" &&
-	ok "a cut bundle is refused, naming it" || { not_ok "a cut bundle is refused (exit $rc)"; show "$W/cut.txt"; }
+	ok "a cut bundle is refused, naming it" || { not_ok "a cut bundle is refused (exit $rc)"; show_end "$W/cut.txt"; }
 "$PROVISION" apply --plain --state-dir "$W/s0" --bundle "$W/none.tar.zst" "$PLAN" \
 	>"$W/none.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "cannot open '$W/none.tar.zst'" "$W/none.txt" &&
-	ok "a missing bundle is refused, naming it" || { not_ok "a missing bundle is refused (exit $rc)"; show "$W/none.txt"; }
+	ok "a missing bundle is refused, naming it" || { not_ok "a missing bundle is refused (exit $rc)"; show_end "$W/none.txt"; }
 # Its signature stripped, the bundle is refused: the plan pins a key.
 mkdir "$W/strip" && zstd -dc "$W/b.tar.zst" | tar -xf - -C "$W/strip" &&
 	rm "$W/strip/manifest.sig" "$W/strip/manifest.pub" &&
@@ -81,7 +78,7 @@ mkdir "$W/strip" && zstd -dc "$W/b.tar.zst" | tar -xf - -C "$W/strip" &&
 	>"$W/strip.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "fails verification (1 problem): the bundle is not signed, and key SHA256:[A-Za-z0-9+/]* is pinned" "$W/strip.txt" &&
-	ok "a bundle whose signature was stripped is refused" || { not_ok "a stripped bundle is refused (exit $rc)"; show "$W/strip.txt"; }
+	ok "a bundle whose signature was stripped is refused" || { not_ok "a stripped bundle is refused (exit $rc)"; show_end "$W/strip.txt"; }
 rm -rf "$W/strip"
 ! grep -q "bundle .* on " "$W/cut.txt" "$W/none.txt" "$W/strip.txt" &&
 	ok "  ... before any node is asked" || not_ok "  ... before any node is asked"
@@ -92,7 +89,7 @@ ID=$(sed -n 's/^bundle \([0-9a-f]\{16\}\): .* verified, \([0-9]*\) packages$/\1/
 REPO=/var/lib/provision/bundle/$ID
 [ -n "$ID" ] && grep -qx "PROV_APT_REPO='$REPO'" "$W/dry/off-head/01-base.sh" &&
 	ok "--dry-run --bundle renders PROV_APT_REPO='$REPO'" ||
-	{ not_ok "--dry-run --bundle renders PROV_APT_REPO"; show "$W/dry.txt"; }
+	{ not_ok "--dry-run --bundle renders PROV_APT_REPO"; show_end "$W/dry.txt"; }
 
 # ------------------------------------------------------------ nodes off the net
 
@@ -118,16 +115,16 @@ fi
 "$PROVISION" apply --plain --state-dir "$W/s0" --step base "$PLAN" >"$W/apply0.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'off-head *base *failed' "$W/apply0.txt" &&
-	ok "  ... so apply without --bundle fails there" || { not_ok "  ... apply without --bundle fails (exit $rc)"; show "$W/apply0.txt"; }
+	ok "  ... so apply without --bundle fails there" || { not_ok "  ... apply without --bundle fails (exit $rc)"; show_end "$W/apply0.txt"; }
 
 # ------------------------------------------------------------ apply --bundle
 
 "$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" "$PLAN" \
 	>"$W/apply1.txt" 2>&1
 rc=$?
-[ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show "$W/apply1.txt" 40; }
+[ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show_end "$W/apply1.txt" 40; }
 grep -q "^bundle $ID: signed by key SHA256:[A-Za-z0-9+/]* (the pinned key)$" "$W/apply1.txt" &&
-	ok "  ... signed by the key the plan pins, it says" || { not_ok "  ... says whose signature"; show "$W/apply1.txt"; }
+	ok "  ... signed by the key the plan pins, it says" || { not_ok "  ... says whose signature"; show_end "$W/apply1.txt"; }
 grep -q "^bundle $ID on 2 nodes: 2 sent, 0 already there$" "$W/apply1.txt" &&
 	ok "  ... the bundle went to both nodes" || { not_ok "  ... bundle sent to both"; grep bundle "$W/apply1.txt" | sed 's/^/# /'; }
 grep -q '2 nodes: 2 ok, 0 failed' "$W/apply1.txt" && grep -q 'off-worker *slurm *changed' "$W/apply1.txt" &&
@@ -159,14 +156,14 @@ else
 fi
 on 127.0.12.1 "timeout 60 srun -N1 hostname" >"$W/srun.txt" 2>&1
 grep -qx off-worker "$W/srun.txt" && ok "srun runs a job on the worker" ||
-	{ not_ok "srun runs a job on the worker"; show "$W/srun.txt"; }
+	{ not_ok "srun runs a job on the worker"; show_end "$W/srun.txt"; }
 
 # A second apply (plain `provision PLAN --bundle`) sends nothing, changes nothing.
 "$PROVISION" "$PLAN" --bundle "$W/b.tar.zst" --plain --state-dir "$W/s1" \
 	>"$W/apply2.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^bundle $ID on 2 nodes: 0 sent, 2 already there$" "$W/apply2.txt" &&
-	ok "second apply: the bundle is not sent again" || { not_ok "second apply: not sent again (exit $rc)"; show "$W/apply2.txt"; }
+	ok "second apply: the bundle is not sent again" || { not_ok "second apply: not sent again (exit $rc)"; show_end "$W/apply2.txt"; }
 grep -q ' 0 changed, ' "$W/apply2.txt" && ok "  ... and 0 changed" ||
 	{ not_ok "  ... and 0 changed"; grep -E 'changed|failed' "$W/apply2.txt" | sed 's/^/# /' | head; }
 
@@ -183,9 +180,9 @@ grep -q 'extras: \[ jq \]' "$W/plan-more.yaml" && grep -q off-gone "$W/plan-more
 "$PROVISION" apply --plain --state-dir "$W/s2" --step extras --bundle "$W/b.tar.zst" \
 	"$W/plan-more.yaml" >"$W/apply3.txt" 2>&1
 rc=$?
-[ $rc -eq 1 ] && ok "apply with a package the bundle lacks exits 1" || { not_ok "missing package: exit 1 (exit $rc)"; show "$W/apply3.txt"; }
+[ $rc -eq 1 ] && ok "apply with a package the bundle lacks exits 1" || { not_ok "missing package: exit 1 (exit $rc)"; show_end "$W/apply3.txt"; }
 grep -q "^provision apply: off-gone: bundle not copied, left out of this run: unreachable" "$W/apply3.txt" &&
-	ok "  ... the unreachable node is named, with why" || { not_ok "  ... unreachable node reported"; show "$W/apply3.txt"; }
+	ok "  ... the unreachable node is named, with why" || { not_ok "  ... unreachable node reported"; show_end "$W/apply3.txt"; }
 grep -q "^bundle $ID on 3 nodes: 0 sent, 2 already there, 1 failed$" "$W/apply3.txt" &&
 	ok "  ... summary: 0 sent, 2 already there, 1 failed" || not_ok "  ... push summary with the failed node"
 grep -q "off-worker *extras *failed: exit 1: extras: not in the offline bundle: jq (rebuild the bundle with it" "$W/apply3.txt" &&

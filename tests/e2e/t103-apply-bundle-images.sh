@@ -55,9 +55,6 @@ testbed_lock
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-show() {	# show FILE: the end of FILE as TAP comments
-	tail -n "${2:-25}" "$1" | sed 's/^/# /'
-}
 
 d() {	# d IMAGE KEY...: a digest from the registry's description
 	reg_digest "$W/reg/images.json" "$@"
@@ -78,7 +75,7 @@ BUSY_DIG=$(d library/busybox:1.36 amd64 manifest)
 	--image "$BUSY" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan: packages from deb.debian.org, 2 images from the registry"; else
-	not_ok "bundle of the plan (exit $rc)"; show "$W/bundle.txt"
+	not_ok "bundle of the plan (exit $rc)"; show_end "$W/bundle.txt"
 	done_testing; exit 1
 fi
 grep -q "^image    $DCGM $DCGM_DIG (linux/amd64)" "$W/bundle.txt" &&
@@ -90,7 +87,7 @@ grep -q "^image    $DCGM $DCGM_DIG (linux/amd64)" "$W/bundle.txt" &&
 ID=$(sed -n 's/^bundle \([0-9a-f]\{16\}\): .* verified, [0-9]* packages, 2 images$/\1/p' "$W/dry.txt")
 REPO=/var/lib/provision/bundle/$ID
 [ -n "$ID" ] && ok "--dry-run --bundle: bundle $ID, 2 images" ||
-	{ not_ok "--dry-run --bundle names the bundle and its 2 images"; show "$W/dry.txt"; }
+	{ not_ok "--dry-run --bundle names the bundle and its 2 images"; show_end "$W/dry.txt"; }
 
 # ------------------------------------------------------------ the nodes
 
@@ -120,7 +117,7 @@ fi
 "$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" --insecure-unsigned "$PLAN" \
 	>"$W/apply1.txt" 2>&1
 rc=$?
-[ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show "$W/apply1.txt" 40; }
+[ $rc -eq 0 ] && ok "apply --bundle succeeds" || { not_ok "apply --bundle succeeds (exit $rc)"; show_end "$W/apply1.txt" 40; }
 grep -q "^bundle $ID on 2 nodes: 2 sent, 0 already there$" "$W/apply1.txt" &&
 	grep -q "^bundle $ID images (2) on 2 nodes: 2 sent, 0 already there$" "$W/apply1.txt" &&
 	ok "  ... repo/ and the images went to both nodes" ||
@@ -156,12 +153,12 @@ for a in 127.0.13.1 127.0.13.2; do
 	if imported "$a" "$DCGM" "$DCGM_DIG" && imported "$a" "$BUSY" "$BUSY_DIG"; then
 		ok "$a: ctr -n k8s.io images ls names both images with the registry's digests, content complete"
 	else
-		not_ok "$a: both images imported into containerd (k8s.io)"; show "$W/ls.$a"
+		not_ok "$a: both images imported into containerd (k8s.io)"; show_end "$W/ls.$a"
 	fi
 done
 on 127.0.13.1 "ctr -n k8s.io snapshots ls" >"$W/snap.txt" 2>&1
 [ "$(grep -c Committed "$W/snap.txt")" -ge 4 ] &&
-	ok "  ... and unpacked (4 committed layer snapshots)" || { not_ok "  ... unpacked"; show "$W/snap.txt"; }
+	ok "  ... and unpacked (4 committed layer snapshots)" || { not_ok "  ... unpacked"; show_end "$W/snap.txt"; }
 cp "$W/reg.log" "$W/reg.log.before"
 
 # The same tar as docker load reads it (a docker-save manifest.json beside
@@ -175,7 +172,7 @@ if command -v skopeo >/dev/null 2>&1; then
 		test -f "$W/d1/$(d nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04 amd64 config | cut -d: -f2)"; then
 		ok "skopeo reads the node's tar as docker-archive: (docker load) and oci-archive:"
 	else
-		not_ok "skopeo reads the node's tar as docker-archive: and oci-archive:"; show "$W/sk.txt"
+		not_ok "skopeo reads the node's tar as docker-archive: and oci-archive:"; show_end "$W/sk.txt"
 	fi
 else
 	not_ok "skopeo is missing (make deps installs it): docker-archive: reading not checked"
@@ -188,7 +185,7 @@ fi
 rc=$?
 [ $rc -eq 0 ] && grep -q "^bundle $ID images (2) on 2 nodes: 0 sent, 2 already there$" "$W/apply2.txt" &&
 	grep -q "^bundle $ID on 2 nodes: 0 sent, 2 already there$" "$W/apply2.txt" &&
-	ok "second apply: nothing sent again" || { not_ok "second apply: nothing sent (exit $rc)"; show "$W/apply2.txt"; }
+	ok "second apply: nothing sent again" || { not_ok "second apply: nothing sent (exit $rc)"; show_end "$W/apply2.txt"; }
 grep -q ' 0 changed, ' "$W/apply2.txt" && ok "  ... and 0 changed" ||
 	{ not_ok "  ... and 0 changed"; grep -E 'changed|failed' "$W/apply2.txt" | sed 's/^/# /' | head; }
 
@@ -202,7 +199,7 @@ rc=$?
 	grep -q 'img-a *container-runtime *ok' "$W/apply3.txt" &&
 	imported 127.0.13.2 "$BUSY" "$BUSY_DIG" &&
 	ok "  ... the next apply imports it again (img-b changed, img-a ok)" ||
-	{ not_ok "  ... imported again (exit $rc)"; show "$W/apply3.txt"; }
+	{ not_ok "  ... imported again (exit $rc)"; show_end "$W/apply3.txt"; }
 cmp -s "$W/reg.log" "$W/reg.log.before" && ok "the nodes never asked the registry" ||
 	not_ok "the nodes never asked the registry"
 

@@ -43,15 +43,12 @@ if command -v testbed_lock >/dev/null 2>&1; then
 fi
 trap cleanup EXIT INT TERM
 
-show() {	# show FILE: the end of FILE as TAP comments
-	tail -n "${2:-25}" "$1" | sed 's/^/# /'
-}
 
 "$PROVISION" bundle "$PLAN" -o "$W/b.tar.zst" --cache "$TB/bundle-cache" \
 	--sign "$W/bundle.key" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan (apt-cacher-ng in it)"; else
-	not_ok "bundle of the plan (exit $rc)"; show "$W/bundle.txt"
+	not_ok "bundle of the plan (exit $rc)"; show_end "$W/bundle.txt"
 	done_testing; exit 1
 fi
 
@@ -76,7 +73,7 @@ cut_off $HEAD && cut_off $W1 && cut_off $W2 &&
 	>"$W/apply1.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '3 nodes: 3 ok, 0 failed' "$W/apply1.txt" &&
-	ok "apply --bundle: 3 nodes ok" || { not_ok "apply --bundle: 3 nodes ok (exit $rc)"; show "$W/apply1.txt" 40; }
+	ok "apply --bundle: 3 nodes ok" || { not_ok "apply --bundle: 3 nodes ok (exit $rc)"; show_end "$W/apply1.txt" 40; }
 ID=$(sed -n 's/^bundle \([0-9a-f]\{16\}\): .* verified, .*/\1/p' "$W/apply1.txt")
 grep -q "^bundle $ID on 1 node (the relay rb-head, which serves it to the others): 1 sent, 0 already there$" "$W/apply1.txt" &&
 	ok "the bundle went to the relay alone" || { not_ok "the bundle went to the relay alone"; grep bundle "$W/apply1.txt" | sed 's/^/# /'; }
@@ -106,7 +103,7 @@ on $W1 hello 2>&1 | grep -q 'Hello, world!' && ok "  ... and hello runs" || not_
 rc=$?
 [ $rc -eq 0 ] && grep -q "^bundle $ID on 1 node (the relay rb-head, which serves it to the others): 0 sent, 1 already there$" "$W/apply2.txt" &&
 	grep -q ' 0 changed, ' "$W/apply2.txt" &&
-	ok "second apply: nothing sent, 0 changed" || { not_ok "second apply: nothing sent, 0 changed (exit $rc)"; show "$W/apply2.txt"; }
+	ok "second apply: nothing sent, 0 changed" || { not_ok "second apply: nothing sent, 0 changed (exit $rc)"; show_end "$W/apply2.txt"; }
 
 # The relay's copy changed (a package added to the index and the Release
 # made to match): the workers refuse it.
@@ -118,7 +115,7 @@ on $W1 'apt-get remove -y -q hello >/dev/null 2>&1; rm -rf /var/lib/provision/bu
 	>"$W/apply3.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'rb-w1 *relay *failed: .*the relay does not serve this bundle' "$W/apply3.txt" &&
-	ok "a changed Release on the relay is refused by the worker" || { not_ok "a changed Release is refused (exit $rc)"; show "$W/apply3.txt"; }
+	ok "a changed Release on the relay is refused by the worker" || { not_ok "a changed Release is refused (exit $rc)"; show_end "$W/apply3.txt"; }
 "$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" -n rb-w1 --step extras "$PLAN" \
 	>"$W/apply4.txt" 2>&1
 rc=$?
@@ -126,12 +123,12 @@ rc=$?
 	grep -qs "refusing what the relay serves" "$W/s1"/runs/*/logs/rb-w1.log &&
 	on $W1 '! dpkg-query -W -f="\${Status}" hello 2>/dev/null | grep -q "install ok"' &&
 	ok "  ... and apt-get update's check refuses it too: nothing installed" ||
-	{ not_ok "  ... apt-get update's check refuses it (exit $rc)"; show "$W/apply4.txt"; }
+	{ not_ok "  ... apt-get update's check refuses it (exit $rc)"; show_end "$W/apply4.txt"; }
 on $HEAD "cd /var/lib/provision/bundle/$ID/repo && mv Release.orig Release"
 "$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" -n rb-w1 "$PLAN" \
 	>"$W/apply5.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && on $W1 hello 2>&1 | grep -q 'Hello, world!' &&
-	ok "  ... the bundle's own Release back: the worker installs again" || { not_ok "  ... installs again (exit $rc)"; show "$W/apply5.txt"; }
+	ok "  ... the bundle's own Release back: the worker installs again" || { not_ok "  ... installs again (exit $rc)"; show_end "$W/apply5.txt"; }
 
 done_testing

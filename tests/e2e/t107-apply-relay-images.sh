@@ -54,9 +54,6 @@ testbed_lock
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-show() {	# show FILE [N]: the end of FILE as TAP comments
-	tail -n "${2:-25}" "$1" | sed 's/^/# /'
-}
 
 d() {	# d KEY...: a digest of the image from the registry's description
 	reg_digest "$W/reg/images.json" "$IMG" "$@"
@@ -86,7 +83,7 @@ prepare $HEAD && prepare $W1 && prepare $W2 &&
 "$PROVISION" apply --plain --state-dir "$W/s1" "$PLAN" >"$W/apply1.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '3 nodes: 3 ok, 0 failed' "$W/apply1.txt" &&
-	ok "first apply: 3 nodes ok" || { not_ok "first apply: 3 nodes ok (exit $rc)"; show "$W/apply1.txt" 40; }
+	ok "first apply: 3 nodes ok" || { not_ok "first apply: 3 nodes ok (exit $rc)"; show_end "$W/apply1.txt" 40; }
 first=$(grep -E ' (relay|base|container-runtime) +(ok|changed|skipped|failed)' "$W/apply1.txt" | head -n 1)
 case $first in
 *ri-head*relay*) ok "the relay (and its image cache) is set up on the head first" ;;
@@ -95,7 +92,7 @@ esac
 on $HEAD 'cat /etc/docker/registry/provision-docker.io.yml' >"$W/reg.yml" 2>&1
 grep -qx "  remoteurl: http://127.0.0.1:$UP" "$W/reg.yml" && grep -qx '  addr: 127.0.10.41:5150' "$W/reg.yml" &&
 	ok "the head runs docker-registry as a cache of the upstream on 127.0.10.41:5150" ||
-	{ not_ok "the head's docker-registry config"; show "$W/reg.yml"; }
+	{ not_ok "the head's docker-registry config"; show_end "$W/reg.yml"; }
 
 hosts_ok() {	# every node's containerd mirrors docker.io through the cache
 	on "$1" 'cat /etc/containerd/certs.d/docker.io/hosts.toml; grep config_path /etc/containerd/config.toml' >"$W/hosts.$1" 2>&1
@@ -104,7 +101,7 @@ hosts_ok() {	# every node's containerd mirrors docker.io through the cache
 }
 hosts_ok $HEAD && hosts_ok $W1 && hosts_ok $W2 &&
 	ok "every node's containerd names the cache in certs.d/docker.io/hosts.toml" ||
-	{ not_ok "every node's containerd names the cache"; show "$W/hosts.$W1"; }
+	{ not_ok "every node's containerd names the cache"; show_end "$W/hosts.$W1"; }
 
 pull() {	# pull ADDR: the image through the node's registry hosts
 	on "$1" "ctr -n k8s.io images pull --hosts-dir /etc/containerd/certs.d $REF" >"$W/pull.$1" 2>&1
@@ -135,7 +132,7 @@ for a in $W1 $W2 $HEAD; do
 	if pull "$a" && pulled "$a"; then
 		ok "$a pulls $REF through the cache: digest $INDEX, content complete"
 	else
-		not_ok "$a pulls $REF through the cache"; show "$W/pull.$a"; show "$W/ls.$a" 5
+		not_ok "$a pulls $REF through the cache"; show_end "$W/pull.$a"; show_end "$W/ls.$a" 5
 	fi
 	wait_settled
 	cp "$W/gets.b" "$W/gets.$a"
@@ -167,6 +164,6 @@ rc=$?
 	on $HEAD 'test ! -e /etc/docker/registry/provision-docker.io.yml && test ! -e /run/provision/registry-cache-docker.io.pid' &&
 	on $W1 'test ! -e /etc/containerd/certs.d/docker.io/hosts.toml' &&
 	ok "without images in the plan: the cache stopped, its config and the nodes' hosts.toml gone" ||
-	{ not_ok "without images: the cache stopped and its files gone (exit $rc)"; show "$W/apply3.txt"; }
+	{ not_ok "without images: the cache stopped and its files gone (exit $rc)"; show_end "$W/apply3.txt"; }
 
 done_testing

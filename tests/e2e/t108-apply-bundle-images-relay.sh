@@ -31,8 +31,6 @@ cd "$TOP" || exit 1
 PLAN=tests/fixtures/relay/bundle-images-relay.yaml
 TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
 W=$(mktemp -d /tmp/t108.XXXXXX) || exit 1
-KEY=$TB/id_ed25519
-KH=$TB/known_hosts
 HEAD=127.0.10.51
 W1=127.0.10.52
 W2=127.0.10.53
@@ -50,9 +48,6 @@ testbed_lock
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-show() {	# show FILE [N]: the end of FILE as TAP comments
-	tail -n "${2:-25}" "$1" | sed 's/^/# /'
-}
 
 python3 tests/e2e/oci_registry.py "$W/reg" --port-file "$W/rport" \
 	--log "$W/reg.log" --diff-ids --image "$IMG" &
@@ -68,7 +63,7 @@ DIG=$(reg_digest "$W/reg/images.json" "$IMG" amd64 manifest)
 	--registry-mirror "docker.io=$URL" --image "$REF" >"$W/bundle.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok "bundle of the plan (containerd, apt-cacher-ng) and $REF"; else
-	not_ok "bundle of the plan (exit $rc)"; show "$W/bundle.txt"
+	not_ok "bundle of the plan (exit $rc)"; show_end "$W/bundle.txt"
 	done_testing; exit 1
 fi
 
@@ -97,7 +92,7 @@ prepare $HEAD && prepare $W1 && prepare $W2 &&
 	>"$W/apply1.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '3 nodes: 3 ok, 0 failed' "$W/apply1.txt" &&
-	ok "apply --bundle: 3 nodes ok" || { not_ok "apply --bundle: 3 nodes ok (exit $rc)"; show "$W/apply1.txt" 40; }
+	ok "apply --bundle: 3 nodes ok" || { not_ok "apply --bundle: 3 nodes ok (exit $rc)"; show_end "$W/apply1.txt" 40; }
 ID=$(sed -n 's/^bundle \([0-9a-f]\{16\}\): .* verified, .*/\1/p' "$W/apply1.txt")
 D=/var/lib/provision/bundle/$ID
 grep -q "^bundle $ID on 1 node (the relay bi-head, which serves it to the others): 1 sent, 0 already there$" "$W/apply1.txt" &&
@@ -112,7 +107,7 @@ imported() {	# imported ADDR: ctr knows REF as the registry's manifest, complete
 }
 for a in $HEAD $W1 $W2; do
 	imported "$a" && ok "$a: $REF imported, digest $DIG, content complete" ||
-		{ not_ok "$a: $REF imported"; show "$W/ls.$a" 5; }
+		{ not_ok "$a: $REF imported"; show_end "$W/ls.$a" 5; }
 done
 fetched() {	# fetched ADDR: no repo/ copy, the images tar from the relay
 	on "$1" "test ! -e $D/repo && test -f $D/images/.complete &&
@@ -132,7 +127,7 @@ rc=$?
 [ $rc -eq 0 ] && grep -q "^bundle $ID on 1 node (the relay bi-head, which serves it to the others): 0 sent, 1 already there$" "$W/apply2.txt" &&
 	grep -q "^bundle $ID images (1) on 1 node: 0 sent, 1 already there$" "$W/apply2.txt" &&
 	grep -q ' 0 changed, ' "$W/apply2.txt" &&
-	ok "second apply: nothing sent, 0 changed" || { not_ok "second apply: nothing sent, 0 changed (exit $rc)"; show "$W/apply2.txt"; }
+	ok "second apply: nothing sent, 0 changed" || { not_ok "second apply: nothing sent, 0 changed (exit $rc)"; show_end "$W/apply2.txt"; }
 
 # The relay's tar changed: a worker that needs it refuses it, imports nothing.
 on $HEAD "cp $D/images/images.tar $D/images/images.tar.orig && printf x >>$D/images/images.tar"
@@ -144,13 +139,13 @@ rc=$?
 	grep -qs "could not fetch the bundle's images from the relay" "$W/s1"/runs/*/logs/bi-w1.log &&
 	on $W1 "test ! -e $D/images" && ! imported $W1 &&
 	ok "a changed images tar on the relay is refused: nothing imported" ||
-	{ not_ok "a changed images tar is refused (exit $rc)"; show "$W/apply3.txt"; }
+	{ not_ok "a changed images tar is refused (exit $rc)"; show_end "$W/apply3.txt"; }
 on $HEAD "mv $D/images/images.tar.orig $D/images/images.tar"
 "$PROVISION" apply --plain --state-dir "$W/s1" --bundle "$W/b.tar.zst" --insecure-unsigned -n bi-w1 \
 	--step container-runtime "$PLAN" >"$W/apply4.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q 'bi-w1 *container-runtime *changed' "$W/apply4.txt" && imported $W1 &&
 	ok "  ... the bundle's own tar back: the worker imports it again" ||
-	{ not_ok "  ... imports again (exit $rc)"; show "$W/apply4.txt"; }
+	{ not_ok "  ... imports again (exit $rc)"; show_end "$W/apply4.txt"; }
 
 done_testing
