@@ -81,5 +81,6 @@ apply_to() {
 failed_checks() {
 	python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["checks"]:
-    if r["verdict"] == "fail": print("#", r["node"], r["check"], r.get("reason", ""))' "$1" 2>/dev/null
+    if r["verdict"] == "fail":
+        print("#", r["subject"], r["check"], r.get("measured") or "", r.get("hint") or "")' "$1"
 }

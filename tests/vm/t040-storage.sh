@@ -76,7 +76,7 @@ python3 - "$OUT/v1.json" <<'PY' && ok "verify: storage rows on every node, the b
 import json, sys
 rows = json.load(open(sys.argv[1]))["checks"]
 def row(n, c):
-    r = [r for r in rows if r["node"] == n and r["check"] == c]
+    r = [r for r in rows if r["subject"] == n and r["check"] == c]
     assert len(r) == 1, (n, c, r)
     return r[0]
 for n in ("head-01", "worker-01", "worker-02"):
