@@ -18,6 +18,13 @@
  */
 #define RENDER_GRES_STANDIN_DIR	"/var/lib/provision/gres"
 
+/*
+ * The DCGM exporter's job mapping (templates/slurm.sh installs both): the
+ * prolog and epilog write the job ids of each GPU for its hpc_job label.
+ */
+#define RENDER_JOBMAP_PROLOG	"/etc/slurm/prolog-dcgm-job-map"
+#define RENDER_JOBMAP_EPILOG	"/etc/slurm/epilog-dcgm-job-map"
+
 /* slurmdbd's port where slurmd's of a shared namespace take 6818 and up. */
 #define RENDER_DBD_PORT_SHARED	6816
 
@@ -242,6 +249,10 @@ render_slurm_conf(struct buf *b, const struct render_in *in)
 	if (any_gpu)
 		buf_adds(b, p->sw.gpu_shards > 0 ? "GresTypes=gpu,shard\n" :
 		    "GresTypes=gpu\n");
+	/* The GPUs' jobs, for the DCGM exporter's hpc_job label. */
+	if (any_gpu && p->sw.dcgm_exporter)
+		buf_adds(b, "Prolog=" RENDER_JOBMAP_PROLOG "\n"
+		    "Epilog=" RENDER_JOBMAP_EPILOG "\n");
 	if (plan_accounting(p))
 		render_slurm_accounting(b, p, head);
 	shared_net = render_shared_netns(p);

@@ -1015,6 +1015,12 @@ has_nvidia_gpu() {
 	[ "$(nvidia_gpu_count)" -gt 0 ]
 }
 
+# The DCGM exporter's HPC job mapping: one file per GPU, named by its
+# index, listing the Slurm jobs on it (Slurm's prolog writes them, step
+# slurm; the exporter reads them, step dcgm-exporter).  A tmpfs: no file
+# outlives the jobs across a reboot.
+DCGM_JOB_MAP_DIR=/run/dcgm-job-map
+
 # NVIDIA's repository directory names: ubuntu2204, debian12, rhel9 and
 # x86_64 or sbsa (Arm servers).
 nvidia_repo_distro() {

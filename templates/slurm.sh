@@ -139,6 +139,136 @@ slurm_standins_put() {
 	done
 }
 
+# GPU -> job files for the DCGM exporter's hpc_job label: slurm.conf names
+# these as Prolog and Epilog when the plan has the exporter (lib/render.c);
+# slurmd runs them as root on the compute nodes.  The folder is a tmpfs
+# one, made now and at boot (systemd-tmpfiles).
+SLURM_JOBMAP_PROLOG=$SLURM_DIR/prolog-dcgm-job-map
+SLURM_JOBMAP_EPILOG=$SLURM_DIR/epilog-dcgm-job-map
+SLURM_JOBMAP_TMPFILES=/etc/tmpfiles.d/provision-dcgm-job-map.conf
+
+# This node's slurmd runs our prolog: slurm.conf names it.
+slurm_jobmap_wanted() {
+	[ "$SLURM_ROLE" = compute ] &&
+		[ "$(slurm_conf_get Prolog '')" = "$SLURM_JOBMAP_PROLOG" ]
+}
+
+# The prolog and epilog (one script: what it does depends on its name).
+# Slurm gives the job's GPU indices on this node in SLURM_JOB_GPUS ("0,2").
+# A failing prolog or epilog drains the node and requeues the job: a
+# mapping that cannot be written is not worth that, so it always exits 0
+# and says why to syslog.
+slurm_jobmap_script() {
+	echo '#!/bin/sh'
+	echo '# Managed by provision (step slurm): Slurm Prolog/Epilog.'
+	echo "dir=$DCGM_JOB_MAP_DIR"
+	cat <<'EOF'
+# The DCGM exporter (DCGM_HPC_JOB_MAPPING_DIR=$dir) labels a GPU's metrics
+# hpc_job=ID from the file $dir/INDEX, one job id a line.  The prolog adds
+# its job's id to the file of each of the job's GPUs; the epilog removes
+# that id alone: jobs sharing a GPU (shards) keep theirs.  A file is
+# replaced whole (rename), never seen half written, and removed once it
+# lists no job (the exporter would drop an empty file's GPU).
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+warn() {
+	logger -t dcgm-job-map -p daemon.warning -- "job ${SLURM_JOB_ID:-?}: $*" 2>/dev/null || true
+}
+
+case ${0##*/} in
+prolog-*) add=1 ;;
+epilog-*) add=0 ;;
+*) warn "run as $0, neither prolog-* nor epilog-*"; exit 0 ;;
+esac
+job=${SLURM_JOB_ID:-}
+case $job in
+'' | *[!0-9]*) warn "no job id in SLURM_JOB_ID"; exit 0 ;;
+esac
+# no GPUs on this node: nothing to map
+[ -n "${SLURM_JOB_GPUS:-}" ] || exit 0
+[ -d "$dir" ] || { warn "no folder $dir"; exit 0; }
+
+# "0,2-3" -> 0 2 3
+gpus=
+for g in $(echo "$SLURM_JOB_GPUS" | tr ',' ' '); do
+	case $g in
+	*[!0-9-]* | -* | *-) warn "GPU index '$g' in SLURM_JOB_GPUS"; continue ;;
+	*-*) gpus="$gpus $(seq "${g%-*}" "${g#*-}" | tr '\n' ' ')" ;;
+	*) gpus="$gpus $g" ;;
+	esac
+done
+
+# Jobs sharing a GPU start and end at once: one writer at a time.
+exec 9>"$dir.lock" || { warn "cannot open $dir.lock"; exit 0; }
+flock -w 60 9 || { warn "no lock on $dir.lock in 60 s"; exit 0; }
+for g in $gpus; do
+	f=$dir/$g
+	tmp=$dir.$g.$$
+	{
+		if [ -f "$f" ]; then
+			grep -vx -- "$job" "$f"
+		fi
+		if [ "$add" = 1 ]; then
+			echo "$job"
+		fi
+	} >"$tmp"
+	if [ -s "$tmp" ]; then
+		if ! chmod 0644 "$tmp" || ! mv -f -- "$tmp" "$f"; then
+			warn "cannot write $f"
+		fi
+	else
+		rm -f -- "$tmp" "$f" || warn "cannot remove $f"
+	fi
+	rm -f -- "$tmp"
+done
+exit 0
+EOF
+}
+
+slurm_jobmap_tmpfiles() {
+	echo '# Managed by provision (step slurm): the DCGM exporter'"'"'s job mapping.'
+	echo "d $DCGM_JOB_MAP_DIR 0755 root root -"
+}
+
+slurm_jobmap_ok() {
+	if slurm_jobmap_wanted; then
+		file_same "$SLURM_JOBMAP_PROLOG" 0755 root:root "$(slurm_jobmap_script)" || return 1
+		file_same "$SLURM_JOBMAP_EPILOG" 0755 root:root "$(slurm_jobmap_script)" || return 1
+		file_same "$SLURM_JOBMAP_TMPFILES" 0644 root:root "$(slurm_jobmap_tmpfiles)" || return 1
+		dir_ok "$DCGM_JOB_MAP_DIR" 755 root:root || return 1
+		return 0
+	fi
+	for _sjo in "$SLURM_JOBMAP_PROLOG" "$SLURM_JOBMAP_EPILOG" \
+		"$SLURM_JOBMAP_TMPFILES" "$DCGM_JOB_MAP_DIR" "$DCGM_JOB_MAP_DIR.lock"; do
+		if [ -e "$_sjo" ] || [ -L "$_sjo" ]; then
+			prov_why "$_sjo is left from the DCGM exporter's job mapping" || return 1
+		fi
+	done
+	return 0
+}
+
+slurm_jobmap_put() {
+	file_put "$SLURM_JOBMAP_PROLOG" 0755 root:root "$(slurm_jobmap_script)" || return 1
+	file_put "$SLURM_JOBMAP_EPILOG" 0755 root:root "$(slurm_jobmap_script)" || return 1
+	file_put "$SLURM_JOBMAP_TMPFILES" 0644 root:root "$(slurm_jobmap_tmpfiles)" || return 1
+	dir_put "$DCGM_JOB_MAP_DIR" 0755 root:root
+}
+
+# After slurmd restarted without them: a slurmd still naming the prolog
+# would drain the node on a job that finds it missing.
+slurm_jobmap_remove() {
+	file_absent "$SLURM_JOBMAP_PROLOG" || return 1
+	file_absent "$SLURM_JOBMAP_EPILOG" || return 1
+	file_absent "$SLURM_JOBMAP_TMPFILES" || return 1
+	file_absent "$DCGM_JOB_MAP_DIR.lock" || return 1
+	if [ -d "$DCGM_JOB_MAP_DIR" ]; then
+		rm -rf -- "$DCGM_JOB_MAP_DIR" || return 1
+		prov_log "removed $DCGM_JOB_MAP_DIR"
+		prov_changed
+	fi
+}
+
 # systemd runs the distribution's unit, which reads its options here.
 slurm_default_file() {
 	if [ "$PROV_OS_FAMILY" = rhel ]; then
@@ -197,6 +327,7 @@ step_check() {
 	pkgs_installed $(step_packages) || return 1
 	slurm_files_ok || return 1
 	slurm_standins_ok || return 1
+	slurm_jobmap_ok || return 1
 	slurm_dirs_ok || return 1
 	if [ "$SLURM_ROLE" = controller ]; then
 		slurm_svc svc_running || return 1
@@ -217,6 +348,9 @@ step_apply() {
 	slurm_files_put
 	slurm_standins_put
 	slurm_dirs_put
+	if slurm_jobmap_wanted; then
+		slurm_jobmap_put
+	fi
 	if [ "$SLURM_ROLE" = controller ]; then
 		slurm_svc svc_start
 		prov_wait 30 slurmctld_up ||
@@ -235,5 +369,8 @@ step_apply() {
 				;;
 			esac
 		fi
+	fi
+	if ! slurm_jobmap_wanted; then
+		slurm_jobmap_remove
 	fi
 }

@@ -159,6 +159,12 @@ for f in "$tdir"/*.sh; do
 done
 check "reboot.sh: shellcheck -s sh" shellcheck -s sh "$tdir/reboot.sh"
 check "reboot.sh: dash -n" dash -n "$tdir/reboot.sh"
+# The prolog/epilog the slurm step installs (slurm_jobmap_script).
+jobmap_script() {
+	dash -c '. "$1/lib.sh" && . "$1/slurm.sh" && slurm_jobmap_script' sh "$tdir" >"$work/jobmap.sh" &&
+		shellcheck -s sh "$work/jobmap.sh" && dash -n "$work/jobmap.sh"
+}
+check "slurm.sh's prolog/epilog script: shellcheck -s sh, dash -n" jobmap_script
 
 # shellcheck disable=SC2016
 check "templates/ has the steps of docs/templates.md" sh -c '

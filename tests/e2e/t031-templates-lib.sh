@@ -592,5 +592,48 @@ else
 	echo "# python3, openssl or curl missing: prov_fetch not tested"
 fi
 
+# Slurm's prolog and epilog for the DCGM exporter's job mapping
+# (templates/slurm.sh), run as slurmd runs them: by their path, with the
+# job's environment.  Jobs 5 (GPUs 0-1) and 6 (GPU 1, a shard beside
+# 5's); 5 ends: GPU 0's file goes, GPU 1's keeps 6 alone; 6 ends: none.
+jobmap_cases() {
+	lsh "TOP='$top'"'
+		. "$TOP/templates/slurm.sh"
+		DCGM_JOB_MAP_DIR=$W/map
+		mkdir -p "$W/map" "$W/etc"
+		slurm_jobmap_script >"$W/etc/prolog-dcgm-job-map"
+		slurm_jobmap_script >"$W/etc/epilog-dcgm-job-map"
+		chmod 0755 "$W/etc/prolog-dcgm-job-map" "$W/etc/epilog-dcgm-job-map"
+		set +e
+		got() {
+			for f in "$W"/map/*; do
+				[ -e "$f" ] && printf "%s=%s;" "${f##*/}" "$(tr "\n" , <"$f")"
+			done
+			echo
+		}
+		run() { # prolog|epilog ID [GPUS]
+			if [ $# -eq 3 ]; then
+				env -i SLURM_JOB_ID="$2" SLURM_JOB_GPUS="$3" "$W/etc/$1-dcgm-job-map"
+			else
+				env -i SLURM_JOB_ID="$2" "$W/etc/$1-dcgm-job-map"
+			fi || echo "$1 $2 exited $?"
+		}
+		run prolog 5 0-1
+		run prolog 6 1
+		run prolog 7
+		run prolog 6 1
+		a=$(got)
+		run epilog 5 0,1
+		b=$(got)
+		run epilog 6 1
+		run epilog "6;x" 1
+		c=$(got)
+		echo "$a|$b|$c"
+		[ "$a|$b|$c" = "0=5,;1=5,6,;|1=6,;|" ] || exit 1
+		[ -z "$(ls -A "$W/map")" ] || { echo "a file left in the folder"; exit 1; }
+		! ls "$W" | grep -q "^map\.[0-9]" || { echo "a temporary file left"; exit 1; }'
+}
+check "slurm prolog/epilog: each GPU's file lists its jobs; a job's end removes its id alone, and an empty file" jobmap_cases
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
