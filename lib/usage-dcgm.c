@@ -8,6 +8,12 @@
  * its jobs (the exporter's HPC job mapping puts the Slurm job id in
  * label hpc_job), weighted by sample, so a long job counts for more than
  * a short one.  Jobs map to teams through sacct's answer (usage.c).
+ *
+ * The mapping is apply's: with Slurm, GPUs and the DCGM exporter in the
+ * plan, slurm.conf names a Prolog and Epilog (lib/render.c) that keep
+ * /run/dcgm-job-map/INDEX, each GPU's job ids from SLURM_JOB_GPUS
+ * (templates/slurm.sh), and the exporter's container reads that folder
+ * (DCGM_HPC_JOB_MAPPING_DIR, templates/dcgm-exporter.sh).
  */
 #include "compat.h"
 
@@ -267,8 +273,9 @@ usage_dcgm_parse(struct rows *out, const struct plan *p,
 		    "no job labels on the DCGM "
 		    "metrics",
 		    "the DCGM exporter labels a GPU's samples "
-		    "with its Slurm job (hpc_job) when its HPC job mapping "
-		    "is on");
+		    "with its Slurm job (hpc_job) from the files the Slurm "
+		    "prolog keeps in /run/dcgm-job-map (apply sets both up "
+		    "with software.monitoring.dcgm_exporter)");
 
 		row->group = "team-util";
 		goto out;

@@ -62,7 +62,9 @@ int usage_run(struct rows *out, const struct plan *, const struct usage_opts *,
  * (usage-dcgm.c): group "gpu-util" (subject a node, value its GPUs'
  * average utilisation in %), group "team-util" (subject a team, value the
  * average over the samples labelled with its jobs, hpc_job, which map to
- * teams through the head's sacct answer `head_text`).  Where Prometheus
+ * teams through the head's sacct answer `head_text`; the label comes from
+ * the Slurm prolog/epilog apply installs with the exporter,
+ * templates/slurm.sh).  Where Prometheus
  * has none, or cannot be asked, one skip row "no DCGM metrics" says why.
  */
 void usage_dcgm_run(struct rows *out, const struct plan *, const char *url,

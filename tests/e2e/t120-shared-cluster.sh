@@ -12,10 +12,14 @@
 # user is locked on every node and gone from Slurm, the team's account
 # and the QOS are gone, and the apply after that changes nothing either.
 # Both workers' logs reach the head (rsyslog), and `provision usage`
-# gives each team's and user's GPU-hours as sacct counts them.  Last,
-# scheduling: and logging: leave the plan: slurmdbd, MariaDB and the
-# forwarding go, Slurm runs without accounting, and the next apply
-# changes nothing.
+# gives each team's and user's GPU-hours as sacct counts them.  With the
+# DCGM exporter in the plan, Slurm's prolog and epilog keep each GPU's
+# file in /run/dcgm-job-map (the exporter's hpc_job label): while a job
+# runs, the file of each GPU Slurm gave it lists its id, two jobs on
+# shards of one GPU both, and a job's end takes its id alone away.  Last,
+# scheduling:, logging: and the DCGM exporter leave the plan: slurmdbd,
+# MariaDB, the forwarding and the prolog/epilog go, Slurm runs without
+# accounting, and the next apply changes nothing.
 #
 # Nodes start from fresh disks (an earlier test's Slurm state would count).
 # SAN=1: not run: dpkg, MariaDB and Slurm take its time: the readers are
@@ -49,14 +53,52 @@ trap cleanup EXIT INT TERM
 ssh-keygen -q -t ed25519 -N '' -C alice@t120 -f "$W/alice" || exit 1
 awk -v k="$(cat "$W/alice.pub")" '
 	/^    ssh_keys:/ { print "    ssh_keys: [ \"" k "\" ]"; next } { print }' \
-	examples/testbed-shared.yaml > "$PLAN"
+	examples/testbed-shared.yaml |
+	sed 's/^  monitoring: { node_exporter: false }$/  monitoring: { node_exporter: false, dcgm_exporter: true }/' > "$PLAN"
 grep -q 'alice@t120' "$PLAN" || { not_ok "alice's key in the plan"; done_testing; exit 1; }
+grep -q 'dcgm_exporter: true' "$PLAN" || { not_ok "the DCGM exporter in the plan"; done_testing; exit 1; }
 
 scripts/testbed down --purge "$PLAN" >/dev/null 2>&1 8>&-
 check "testbed up" scripts/testbed up "$PLAN" 8>&-
 
 apply() {
 	"$PROVISION" apply --plain --state-dir "$STATE" "$PLAN" > "$W/$1.txt" 2>&1
+}
+
+# jobmap NAME ADDR: worker NAME's DCGM job mapping files list, GPU by GPU,
+# the running jobs Slurm gave that GPU (scontrol's GRES=...(IDX:N)), no
+# more, no less; waits up to 15 s for the prologs and epilogs.
+jobmap() {
+	for i in $(seq 1 15); do
+		on 127.0.10.1 "scontrol -d -o show job" > "$W/jobmap-jobs.txt" 2>&1
+		on $2 'for f in /run/dcgm-job-map/*; do [ -f "$f" ] && echo "${f##*/}" $(cat "$f"); done; true' > "$W/jobmap-files.txt" 2>&1
+		python3 - "$1" "$W/jobmap-jobs.txt" "$W/jobmap-files.txt" > "$W/jobmap.txt" <<'PY' && return 0
+import re, sys
+node = sys.argv[1]
+want = {}
+for line in open(sys.argv[2]):
+    if " JobState=RUNNING " not in line:
+        continue
+    job = re.search(r"JobId=(\d+)", line).group(1)
+    for m in re.finditer(r" Nodes=(\S+) CPU_IDs=\S+ Mem=\S+ GRES=\S*?\(IDX:([\d,-]+)\)", line):
+        if m.group(1) != node:
+            continue
+        for r in m.group(2).split(","):
+            a, _, b = r.partition("-")
+            for g in range(int(a), int(b or a) + 1):
+                want.setdefault(str(g), set()).add(job)
+got = {}
+for line in open(sys.argv[3]):
+    f = line.split()
+    got[f[0]] = set(f[1:])
+print("want", sorted((k, sorted(v)) for k, v in want.items()))
+print("got ", sorted((k, sorted(v)) for k, v in got.items()))
+sys.exit(0 if want == got else 1)
+PY
+		sleep 1
+	done
+	sed 's/^/# /' "$W/jobmap.txt"
+	return 1
 }
 
 apply apply1; rc=$?
@@ -102,6 +144,15 @@ case $st in
 *" 1 PENDING AssocGrpGRES;"*" 2 RUNNING None;"*) ok "two jobs run, the third pends on the team's GPU limit (AssocGrpGRES)" ;;
 *) not_ok "two jobs run, the third pends on the team's GPU limit: '$st'" ;;
 esac
+# The DCGM exporter's job mapping: each running job's id in the file of
+# the GPU Slurm gave it (the prolog got SLURM_JOB_GPUS).
+on 127.0.10.2 "grep -x 'Prolog=/etc/slurm/prolog-dcgm-job-map' /etc/slurm/slurm.conf; stat -c '%a %U:%G' /etc/slurm/prolog-dcgm-job-map /etc/slurm/epilog-dcgm-job-map /run/dcgm-job-map; cat /etc/tmpfiles.d/provision-dcgm-job-map.conf" > "$W/jobmap-conf.txt" 2>&1
+[ "$(sed -n '1,4p;$p' "$W/jobmap-conf.txt" | tr '\n' ';')" = "Prolog=/etc/slurm/prolog-dcgm-job-map;755 root:root;755 root:root;755 root:root;d /run/dcgm-job-map 0755 root root -;" ] &&
+	ok "worker-01 runs the job mapping prolog and epilog (0755 root), its folder made now and at boot" ||
+	{ not_ok "worker-01's job mapping prolog, epilog and folder"; sed 's/^/# /' "$W/jobmap-conf.txt"; }
+jobmap worker-01 127.0.10.2 && jobmap worker-02 127.0.10.3 &&
+	ok "while alice's 1-GPU jobs run, the DCGM job mapping file of each one's GPU holds its id ($(tr '\n' ' ' < "$W/jobmap.txt"))" ||
+	not_ok "the DCGM job mapping while alice's jobs run"
 # a few seconds of GPU time for usage to count, then no more
 sleep 5
 on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
@@ -111,6 +162,9 @@ for i in $(seq 1 30); do
 	on 127.0.10.1 "squeue -h -u alice" | grep -q . || break
 	sleep 1
 done
+got=$(on 127.0.10.2 'ls -A /run/dcgm-job-map'; on 127.0.10.3 'ls -A /run/dcgm-job-map')
+[ -z "$got" ] && ok "the jobs ended: their epilogs emptied the job mapping" ||
+	not_ok "the jobs ended, the job mapping still has: $(echo $got)"
 on 127.0.10.1 "sacct -a -X -n -P -S now-1days -E now -o Account,User,ElapsedRaw,AllocTRES" > "$W/sacct.txt" 2>&1
 "$PROVISION" usage --since 1d --json "$PLAN" > "$W/usage.json" 2> "$W/usage.err"; rc=$?
 python3 - "$W/sacct.txt" "$W/usage.json" <<'PY' && ok "usage: GPU-hours by team and user match sacct" ||
@@ -258,6 +312,26 @@ det=$(on 127.0.10.1 "scontrol -d show job $two" | grep -o 'GRES=shard:2(IDX:[01]
 [ "$st3" = "PENDING Resources" ] && [ "$st" = RUNNING ] && [ -n "$det" ] &&
 	ok "shards: 3 of one GPU never start on the idle node, 2 run ($det)" ||
 	not_ok "shards: 3 wait, 2 run: '$st3' '$st' '$det'"
+# Two 1-shard jobs beside it: the only shards left are the other GPU's,
+# so both share it, and its mapping file lists both; one ends, the other
+# stays.
+s1=$(sub alice worker-02 shard:1)
+s2=$(sub alice worker-02 shard:1)
+for i in $(seq 1 30); do
+	[ "$(on 127.0.10.1 "squeue -h -j $s1,$s2 -t R -o %i" | wc -l)" -eq 2 ] && break
+	sleep 1
+done
+jobmap worker-02 127.0.10.3 && grep '^got ' "$W/jobmap.txt" | grep -q -e "\['$s1', '$s2'\]" -e "\['$s2', '$s1'\]" &&
+	ok "shards: two jobs on one GPU, both in its mapping file ($(tr '\n' ' ' < "$W/jobmap.txt"))" ||
+	{ not_ok "shards: two jobs on one GPU, both in its mapping file ('$s1' '$s2')"; sed 's/^/# /' "$W/jobmap.txt"; }
+on 127.0.10.1 "scancel $s1" >/dev/null 2>&1
+for i in $(seq 1 30); do
+	on 127.0.10.1 "squeue -h -j $s1" 2>/dev/null | grep -q . || break
+	sleep 1
+done
+jobmap worker-02 127.0.10.3 && grep -q "^got .*\['$s2'\]" "$W/jobmap.txt" &&
+	ok "shards: one ends, its epilog leaves the other job's id in the GPU's file" ||
+	{ not_ok "shards: one ends, the other job's id stays ('$s1' '$s2')"; sed 's/^/# /' "$W/jobmap.txt"; }
 on 127.0.10.1 "scancel -u alice" >/dev/null 2>&1
 for i in $(seq 1 30); do
 	on 127.0.10.1 "squeue -h" | grep -q . || break
@@ -345,7 +419,8 @@ import re, sys
 s = open(sys.argv[1]).read()
 s = re.sub(r"\nscheduling:\n(  .*\n|\s*#.*\n)+", "\n", s)
 s = re.sub(r"\nlogging: .*\n", "\n", s)
-assert "scheduling:" not in s and "logging:" not in s, s
+s = s.replace(", dcgm_exporter: true }", " }")
+assert "scheduling:" not in s and "logging:" not in s and "dcgm" not in s, s
 open(sys.argv[1], "w").write(s)
 PY
 apply apply5; rc=$?
@@ -357,6 +432,11 @@ got=$(on 127.0.10.1 'pgrep -x slurmdbd; pgrep -x mariadbd; ls /etc/slurm/slurmdb
 for a in 127.0.10.2 127.0.10.3; do
 	got=$(on $a 'ls /etc/rsyslog.d/60-provision.conf 2>/dev/null; pgrep -x rsyslogd >/dev/null || echo "no rsyslogd"')
 	[ -z "$got" ] && ok "$a forwards no logs, its rsyslogd runs on" || not_ok "$a: '$got'"
+done
+for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
+	got=$(on $a 'grep -i -e ^Prolog -e ^Epilog /etc/slurm/slurm.conf; ls -d /etc/slurm/*-dcgm-job-map /etc/tmpfiles.d/provision-dcgm-job-map.conf /run/dcgm-job-map* 2>/dev/null')
+	[ -z "$got" ] && ok "$a: no job mapping prolog, epilog or folder without the DCGM exporter" ||
+		{ not_ok "$a still has the job mapping"; echo "$got" | sed 's/^/# /'; }
 done
 ss -ltn 2>/dev/null | grep -q '127\.0\.10\.1:514 ' && not_ok "the head still listens for logs" ||
 	ok "the head no longer listens for logs"

@@ -199,6 +199,8 @@ START_TEST(test_usage_dcgm)
 	    &err), &err);
 	r = test_usage_row(&rows, "team-util", "teams");
 	ck_assert_str_eq(r->measured, "no job labels on the DCGM metrics");
+	/* where the labels come from: the Slurm prolog's files */
+	ck_assert_ptr_nonnull(strstr(r->hint, "/run/dcgm-job-map"));
 	rows_release(&rows);
 	/* not Prometheus's answer */
 	ans[1] = "{\"status\":\"error\",\"error\":\"parse error\"}";
