@@ -130,7 +130,8 @@ verify_script_nccl(struct buf *b, const struct plan *p,
 }
 
 /*
- * V_USERS: the plan's users (their ids are read on every node); V_ACCT: 1
+ * V_USERS: the plan's users (their ids are read on every node); V_DIR, V_DIRUSER:
+ * the directory and a user sssd must know; V_ACCT: 1
  * on the head with accounting (sacctmgr's associations); V_LOGS: 1 on the
  * log server (when each other node's log file was last written).
  */
@@ -146,6 +147,11 @@ verify_script_people(struct buf *b, const struct plan *p,
 		buf_addf(&u, "%s%s", i > 0 ? " " : "", p->users[i].name);
 	buf_adds(b, "V_USERS=");
 	buf_add_shquote(b, u.buf != NULL ? u.buf : "");
+	/* V_DIR: 1 with a directory; V_DIRUSER: the user sssd is asked for */
+	buf_addf(b, "\nV_DIR=%d\nV_DIRUSER=", p->directory.src != NULL);
+	buf_add_shquote(b, p->directory.src != NULL &&
+	    p->directory.ldap.verify_user != NULL ?
+	    p->directory.ldap.verify_user : "");
 	acct = node == render_head(p) && verify_is_slurm(p) &&
 	    plan_accounting(p);
 	logs = p->logging.server != NULL &&
