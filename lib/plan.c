@@ -1960,9 +1960,10 @@ plan_load_directory(struct plan_ld *ld, const struct yml_node *v)
 	if (v == NULL || yml_is_null(v))
 		return;
 	d->src = v;
-	if (schema_bind(&ld->sc, v, plan_directory_fields, d) != 0)
+	/* the checks below go on after a bad value: one run shows them all */
+	(void)schema_bind(&ld->sc, v, plan_directory_fields, d);
+	if ((lv = yml_map_get(v, "ldap")) == NULL || lv->kind != YML_MAP)
 		return;
-	lv = yml_map_get(v, "ldap");
 	for (i = 0; i < l->uri.n; i++)
 		nldaps += str_starts(l->uri.v[i], "ldaps://");
 	at = yml_map_get(lv, "uri");
@@ -1974,8 +1975,8 @@ plan_load_directory(struct plan_ld *ld, const struct yml_node *v)
 		plan_ld_err(ld, yml_map_get(lv, "tls"), "use ldap:// URIs, or "
 		    "leave 'tls' out", "'tls: none' with an ldaps:// URI");
 	if (strcmp(l->tls, "none") == 0 && l->ca_file != NULL)
-		plan_ld_err(ld, yml_map_get(lv, "ca_file"), "leave 'ca_file' "
-		    "out, or 'tls' (required)", "'ca_file' with 'tls: none'");
+		plan_ld_err(ld, yml_map_get(lv, "ca_file"), "leave out "
+		    "'ca_file', or 'tls: none'", "'ca_file' with 'tls: none'");
 	if ((l->bind_dn == NULL) != (l->bind_password_file == NULL))
 		plan_ld_err(ld, l->bind_dn == NULL ?
 		    yml_map_get(lv, "bind_password_file") :
@@ -1992,8 +1993,8 @@ plan_load_directory(struct plan_ld *ld, const struct yml_node *v)
 		at = yml_map_get(lv, "bind_password_file");
 		l->bind_password_file = plan_path(ld, l->bind_password_file);
 		if (stat(l->bind_password_file, &st) != 0)
-			plan_ld_err(ld, at, PLAN_PATH_HINT, "bind_password_file "
-			    "'%s': %s", l->bind_password_file,
+			plan_ld_err(ld, at, PLAN_PATH_HINT, "cannot read "
+			    "bind_password_file '%s': %s", l->bind_password_file,
 			    strerror(errno));
 		else if (!S_ISREG(st.st_mode))
 			plan_ld_err(ld, at, PLAN_PATH_HINT, "bind_password_file "

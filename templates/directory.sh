@@ -113,7 +113,7 @@ directory_pam_ok() {
 # /etc/passwd): the directory is reached, the base and bind are right.
 directory_answers() {
 	[ -n "$LDAP_VERIFY_USER" ] || return 0
-	getent -s sss passwd "$LDAP_VERIFY_USER" >/dev/null 2>&1 ||
+	getent -s sss passwd -- "$LDAP_VERIFY_USER" >/dev/null 2>&1 ||
 		prov_why "sssd does not answer for user $LDAP_VERIFY_USER (getent -s sss passwd)"
 }
 
@@ -139,7 +139,7 @@ step_check() {
 	directory_svc svc_running || return 1
 	if [ "$PROV_PHASE" = recheck ] && [ -n "$LDAP_VERIFY_USER" ]; then
 		# sssd goes online a moment after it starts
-		prov_wait 30 getent -s sss passwd "$LDAP_VERIFY_USER" || true
+		prov_wait 30 getent -s sss passwd -- "$LDAP_VERIFY_USER" || true
 	fi
 	directory_answers
 }
@@ -201,18 +201,9 @@ directory_remove() {
 	for _dr in $_dr_pkgs; do
 		pkg_installed "$_dr" 2>/dev/null && _dr_have="$_dr_have $_dr"
 	done
-	if [ -n "$_dr_have" ]; then
-		# their maintainer scripts take sss out of nsswitch.conf and PAM
-		prov_log "purging$_dr_have"
-		prov_policy_block || return 1
-		# shellcheck disable=SC2086
-		if ! apt_cmd apt-get purge -y -q $_dr_have >&2; then
-			prov_policy_unblock
-			prov_fail "apt-get purge$_dr_have failed"
-		fi
-		prov_policy_unblock
-		prov_changed
-	fi
+	# their maintainer scripts take sss out of nsswitch.conf and PAM
+	# shellcheck disable=SC2086
+	pkg_purge $_dr_have || prov_fail "cannot purge$_dr_have"
 	file_absent "$DIR_STATE"
 }
 

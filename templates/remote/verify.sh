@@ -254,7 +254,7 @@ if [ "$V_DIR" = 1 ]; then
 	vs directory
 	vd sssd sssd
 	if [ -n "$V_DIRUSER" ]; then
-		vdu=$(timeout 20 getent -s sss passwd "$V_DIRUSER" 2>/dev/null | cut -d: -f1,3,4)
+		vdu=$(timeout 20 getent -s sss passwd -- "$V_DIRUSER" 2>/dev/null | cut -d: -f1,3,4)
 		echo "user ${vdu:--}"
 	fi
 	echo '@@rc 0'
