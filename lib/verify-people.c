@@ -62,6 +62,10 @@ verify_eval_users(struct verify_ctx *c, size_t k)
 	free(exp);
 }
 
+#define VERIFY_DIR_HINT \
+	"does %s reach the directory, with the plan's base and bind? " \
+	"(sssctl domain-status ldap; /var/log/sssd)"
+
 /*
  * The directory on this node: sssd runs, and knows the plan's
  * verify_user (asked of sssd alone, so /etc/passwd cannot answer).
@@ -79,8 +83,10 @@ verify_eval_directory(struct verify_ctx *c, size_t k)
 
 	if (c->p->directory.src == NULL)
 		return;
-	exp = user != NULL ? xasprintf("sssd answers for %s", user) :
-	    xstrdup("sssd runs");
+	if (user != NULL)
+		exp = xasprintf("sssd answers for %s", user);
+	else
+		exp = xstrdup("sssd runs");
 	if (s == NULL) {
 		verify_row(c, ROW_SKIP, node, "directory", exp, NULL,
 		    "not gathered");
@@ -94,26 +100,25 @@ verify_eval_directory(struct verify_ctx *c, size_t k)
 		else if (str_starts(lines.v[i], "user "))
 			got = lines.v[i] + 5;
 	if (sssd == NULL || !str_starts(sssd, "running"))
-		verify_row(c, ROW_FAIL, node, "directory", exp, "sssd is not "
-		    "running", "apply starts it (step directory)");
+		verify_row(c, ROW_FAIL, node, "directory", exp,
+		    "sssd is not running", "apply starts it (step directory)");
 	else if (user == NULL)
 		verify_row(c, ROW_SKIP, node, "directory", exp, "sssd runs",
 		    "name a user of the directory in "
 		    "'directory.ldap.verify_user' to ask sssd for");
-	else if (got == NULL || strcmp(got, "-") == 0 ||
-	    strncmp(got, user, strlen(user)) != 0 ||
+	else if (got == NULL || !str_starts(got, user) ||
 	    got[strlen(user)] != ':')
-		verify_row(c, ROW_FAIL, node, "directory", exp, "unknown to "
-		    "sssd", "does %s reach the directory, with the plan's base "
-		    "and bind? (sssctl domain-status ldap; /var/log/sssd)",
-		    node);
+		verify_row(c, ROW_FAIL, node, "directory", exp,
+		    "unknown to sssd", VERIFY_DIR_HINT, node);
 	else {
 		const char *ids = got + strlen(user) + 1;
 		const char *colon = strchr(ids, ':');
 
-		m = colon != NULL ? xasprintf("%s uid %.*s gid %s", user,
-		    (int)(colon - ids), ids, colon + 1) :
-		    xasprintf("%s %s", user, ids);
+		if (colon != NULL)
+			m = xasprintf("%s uid %.*s gid %s", user,
+			    (int)(colon - ids), ids, colon + 1);
+		else
+			m = xasprintf("%s %s", user, ids);
 		verify_row(c, ROW_OK, node, "directory", exp, m, NULL);
 		free(m);
 	}

@@ -140,6 +140,7 @@ verify_script_people(struct buf *b, const struct plan *p,
     const struct plan_node *node)
 {
 	struct buf	u = BUF_INIT;
+	const char	*dir_user;
 	size_t		i;
 	int		acct, logs;
 
@@ -149,9 +150,10 @@ verify_script_people(struct buf *b, const struct plan *p,
 	buf_add_shquote(b, u.buf != NULL ? u.buf : "");
 	/* V_DIR: 1 with a directory; V_DIRUSER: the user sssd is asked for */
 	buf_addf(b, "\nV_DIR=%d\nV_DIRUSER=", p->directory.src != NULL);
-	buf_add_shquote(b, p->directory.src != NULL &&
-	    p->directory.ldap.verify_user != NULL ?
-	    p->directory.ldap.verify_user : "");
+	dir_user = NULL;
+	if (p->directory.src != NULL)
+		dir_user = p->directory.ldap.verify_user;
+	buf_add_shquote(b, dir_user != NULL ? dir_user : "");
 	acct = node == render_head(p) && verify_is_slurm(p) &&
 	    plan_accounting(p);
 	logs = p->logging.server != NULL &&
