@@ -403,6 +403,81 @@ START_TEST(test_apply_dry_run_all)
 }
 END_TEST
 
+/*
+ * The directory's bind password is read when apply starts, before any
+ * node is reached: a file anyone may read, or one whose first line sssd
+ * could not hold, stops the run with the plan's location; a dry run
+ * reads none (its scripts never hold it).  An RPM distribution's plan
+ * with a directory is refused too.
+ */
+START_TEST(test_apply_directory_secret)
+{
+	static const struct {
+		const char	*content;
+		int		 mode;
+		const char	*msg;		/* NULL: read, then SSH fails */
+	} cases[] = {
+		{ "s3cret\n", 0644, "can be read by anyone" },
+		{ "\nsecret\n", 0600, "has no usable first line" },
+		{ " s3cret\n", 0600, "has no usable first line" },
+		{ "s3\tcret\n", 0600, "has no usable first line" },
+	};
+	struct test_apply	 t;
+	struct apply_opts	 o;
+	struct apply_summary	 sum;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*tmp = test_apply_tmpdir();
+	char			*pw = xasprintf("%s/bind", tmp);
+	char			*state = xasprintf("%s/state.json", tmp);
+	char			*text;
+	size_t			 i;
+	FILE			*fp;
+
+	text = xasprintf("version: 1\ncluster: { name: d }\nnodes: [ { name: "
+	    "n1, address: 192.0.2.1 } ]\nssh: { connect_timeout_s: 1 }\n"
+	    "directory:\n  ldap:\n    uri: ldaps://ldap.example.com\n"
+	    "    base: dc=example,dc=com\n    bind_dn: cn=svc,dc=example,"
+	    "dc=com\n    bind_password_file: %s\n", pw);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fp = fopen(pw, "w");
+		ck_assert_ptr_nonnull(fp);
+		fputs(cases[i].content, fp);
+		ck_assert_int_eq(fclose(fp), 0);
+		ck_assert_int_eq(chmod(pw, (mode_t)cases[i].mode), 0);
+		test_apply_text(&t, text);
+		test_apply_dry_opts(&o, &t, NULL);
+		o.state_path = state;
+		ck_assert_int_eq(apply_run(&sum, t.p, &o, &err), -1);
+		ck_assert_msg(strstr(err.msg, cases[i].msg) != NULL,
+		    "case %zu: %s", i, err.msg);
+		ck_assert_uint_eq(err.loc.line, 10);
+		ck_assert_uint_eq(err.loc.col, 25);
+		prov_err_release(&err);
+		/* a dry run does not read it */
+		o.dry_run_dir = tmp;
+		ck_assert_ok(apply_run(&sum, t.p, &o, &err), &err);
+		test_apply_release(&t);
+	}
+	free(text);
+
+	text = xasprintf("version: 1\ncluster: { name: d }\nnodes: [ { name: "
+	    "n1, address: 192.0.2.1 } ]\nsoftware: { os: { distro: rocky, "
+	    "release: \"9\" } }\ndirectory: { ldap: { uri: ldaps://ldap."
+	    "example.com, base: \"dc=example,dc=com\" } }\n");
+	test_apply_text(&t, text);
+	test_apply_dry_opts(&o, &t, tmp);
+	ck_assert_int_eq(apply_run(&sum, t.p, &o, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "the plan's OS is rocky"));
+	ck_assert_uint_eq(err.loc.line, 5);
+	prov_err_release(&err);
+	test_apply_release(&t);
+	free(text);
+	free(pw);
+	free(state);
+	test_apply_rmdir(tmp);
+}
+END_TEST
+
 START_TEST(test_apply_dry_run_select)
 {
 	struct test_apply	 t;
@@ -537,6 +612,7 @@ apply_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_apply_dry_run_all);
 	tcase_add_test(tc, test_apply_dry_run_select);
+	tcase_add_test(tc, test_apply_directory_secret);
 	tcase_add_test(tc, test_apply_dry_run_errors);
 	suite_add_tcase(s, tc);
 	return s;
