@@ -244,7 +244,7 @@ step_apply() {
 	fi
 	[ "$PROV_FILE_CHANGED" = 0 ] || _sa_cfg=1
 	if [ "$LDAP_BIND" = 1 ]; then
-		dir_put /etc/sssd/conf.d 0711 root:root
+		dir_put /etc/sssd/conf.d 0755 root:root
 		_sa_bind=$(directory_bind_conf) || prov_fail "cannot read the bind password"
 		file_put "$DIR_BIND" 0600 root:root "$_sa_bind"
 		_sa_bind=
@@ -256,9 +256,13 @@ step_apply() {
 	directory_nss_put
 	directory_pam_put
 	if [ "$_sa_cfg" = 1 ]; then
+		# entries cached under the old settings (another base, server or
+		# bind) are asked again: the domain's cache goes while sssd is
+		# stopped (sss_cache would need sssd-tools)
+		svc_stop sssd
+		rm -f /var/lib/sss/db/cache_ldap.ldb /var/lib/sss/db/timestamps_ldap.ldb \
+			/var/lib/sss/mc/passwd /var/lib/sss/mc/group /var/lib/sss/mc/initgroups
 		directory_svc svc_restart
-		# entries cached under the old settings are asked again
-		sss_cache -E >/dev/null 2>&1 || true
 	else
 		directory_svc svc_start
 	fi
