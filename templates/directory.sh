@@ -204,6 +204,20 @@ directory_remove() {
 	# their maintainer scripts take sss out of nsswitch.conf and PAM
 	# shellcheck disable=SC2086
 	pkg_purge $_dr_have || prov_fail "cannot purge$_dr_have"
+	# sssd's cache holds the directory's users, and with
+	# cache_credentials their password hashes: purge leaves it.  All of
+	# it when sssd-common was this step's, else the domain's alone.
+	if [ -f "$DIR_STATE" ] && directory_state_has "pkg sssd-common" &&
+		! pkg_installed sssd-common 2>/dev/null; then
+		if [ -d /var/lib/sss ]; then
+			rm -rf /var/lib/sss
+			prov_log "removed /var/lib/sss (sssd's cache)"
+			prov_changed
+		fi
+	else
+		file_absent /var/lib/sss/db/cache_ldap.ldb
+		file_absent /var/lib/sss/db/timestamps_ldap.ldb
+	fi
 	file_absent "$DIR_STATE"
 }
 

@@ -273,12 +273,12 @@ apply apply3; rc=$?
 for a in $NODES; do
 	got=$(on $a 'getent passwd ldapuser || echo unknown
 		pgrep -x sssd >/dev/null && echo sssd-runs
-		ls /etc/sssd/sssd.conf /etc/sssd/conf.d/90-provision-bind.conf /etc/sssd/provision-ldap-ca.pem /var/lib/provision/directory 2>/dev/null
+		ls -d /etc/sssd/sssd.conf /etc/sssd/conf.d/90-provision-bind.conf /etc/sssd/provision-ldap-ca.pem /var/lib/provision/directory /var/lib/sss 2>/dev/null
 		grep -E "^(passwd|group):.*sss" /etc/nsswitch.conf
 		grep -l pam_sss /etc/pam.d/common-* 2>/dev/null
 		dpkg-query -W -f="\${Status} \${Package}\n" sssd-common sssd-ldap libnss-sss libpam-sss 2>/dev/null | grep "^install ok"' 2>&1)
-	[ "$got" = unknown ] && ok "$a: sssd, its configuration, packages, NSS and PAM entries gone" ||
-		{ not_ok "$a: sssd, its configuration, packages, NSS and PAM entries gone"; printf '%s\n' "$got" | sed 's/^/# /'; }
+	[ "$got" = unknown ] && ok "$a: sssd, its configuration, cache, packages, NSS and PAM entries gone" ||
+		{ not_ok "$a: sssd, its configuration, cache, packages, NSS and PAM entries gone"; printf '%s\n' "$got" | sed 's/^/# /'; }
 done
 apply apply4; rc=$?
 [ $rc -eq 0 ] && grep -q ' 0 changed, ' "$W/apply4.txt" && ok "the apply after that: 0 changed" ||
