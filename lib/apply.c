@@ -83,8 +83,9 @@ apply_want_accounting(const struct plan *p, const struct plan_node *n)
 
 /*
  * slurmdbd also runs on a Slurm head whose plan has no scheduling: (and
- * logging on every node whose plan has no logging:), to remove what an
- * earlier plan's left; with nothing left it says skipped.
+ * logging and directory on every node whose plan has no logging: or
+ * directory:), to remove what an earlier plan's left; with nothing left
+ * it says skipped.
  */
 static int
 apply_want_slurmdbd(const struct plan *p, const struct plan_node *n)
@@ -160,6 +161,8 @@ const struct apply_step apply_steps[] = {
 	{ "storage", APPLY_HEAD_FIRST | APPLY_STORAGE_FIRST, NULL,
 	  apply_want_storage, NULL },
 	{ "users", 0, NULL, apply_want_users, NULL },
+	{ "directory", APPLY_PLAN_SECRET, "ldap_bind_password",
+	  apply_want_always, NULL },
 	{ "logging", 0, NULL, apply_want_always, NULL },
 	{ "munge", APPLY_HEAD_FIRST, "munge.key", apply_want_slurm, NULL },
 	{ "slurmdbd", 0, NULL, apply_want_slurmdbd, NULL },
@@ -207,6 +210,27 @@ apply_relay_check(const struct plan *p, struct prov_err *err)
 	    "the nodes then download their packages themselves", "the package "
 	    "relay is apt-cacher-ng, for Debian and Ubuntu; the plan's OS is "
 	    "%s", d);
+}
+
+/*
+ * The directory step is sssd with Debian's pam-auth-update and maintainer
+ * scripts: an RPM distribution's plan with a directory: is refused before
+ * any node is touched (not at plan load, as for the relay).
+ */
+static int
+apply_directory_check(const struct plan *p, struct prov_err *err)
+{
+	const char	*d = p->sw.os_distro;
+	struct prov_loc	 loc;
+
+	if (p->directory.src == NULL || d == NULL || strcmp(d, "debian") == 0 ||
+	    strcmp(d, "ubuntu") == 0)
+		return 0;
+	loc = plan_loc(p, p->directory.src, NULL);
+	return prov_err_setloc(err, PROV_E_USAGE, &loc, "set the nodes' PAM "
+	    "and NSS up with the distribution's own tools (authselect), and "
+	    "leave 'directory' out", "the directory step is for Debian and "
+	    "Ubuntu (pam-auth-update); the plan's OS is %s", d);
 }
 
 /* The node a head-first step runs on before the others. */
@@ -327,6 +351,8 @@ struct apply_ctx {
 	const struct apply_step		*hf;	/* head-first step of this wave */
 	int				 hf_failed; /* on the relay node */
 	struct buf			 secret;	/* the head's value for hf */
+	struct buf			 plan_secret;	/* the directory's bind
+							   password, or empty */
 	struct redact			 red;	/* secrets out of all output */
 	struct buf			 lib_def;	/* "pv_lib() { lib.sh }" */
 	int				 have_secret;
@@ -470,6 +496,56 @@ apply_known_secrets(struct apply_ctx *c)
 	}
 }
 
+/*
+ * The directory's bind password (directory.ldap.bind_password_file): its
+ * first line, refused when anyone may read the file, or when sssd.conf
+ * could not hold it as it is.  Kept in memory for the directory step
+ * alone, and hidden from every output.
+ */
+static int
+apply_plan_secret(struct apply_ctx *c, struct prov_err *err)
+{
+	const struct plan_ldap	*l = &c->p->directory.ldap;
+	const char		*f = l->bind_password_file;
+	struct prov_loc		 loc;
+	struct buf		 b = BUF_INIT;
+	struct stat		 st;
+	size_t			 n, i;
+	int			 r = -1;
+
+	if (c->p->directory.src == NULL || f == NULL)
+		return 0;
+	loc = plan_loc(c->p, yml_map_get(c->p->directory.src, "ldap"),
+	    "bind_password_file");
+	if (stat(f, &st) != 0 || buf_read_file(&b, f) != 0) {
+		prov_err_sys(err, "bind_password_file '%s'", f);
+		err->loc = loc;
+		goto out;
+	}
+	if (st.st_mode & S_IROTH) {
+		prov_err_setloc(err, PROV_E_PLAN, &loc, "chmod o-r the file",
+		    "bind_password_file '%s' can be read by anyone", f);
+		goto out;
+	}
+	n = strcspn(b.buf, "\r\n");
+	for (i = 0; i < n; i++)
+		if ((unsigned char)b.buf[i] < 0x20 || b.buf[i] == 0x7f)
+			break;
+	if (n == 0 || i < n || b.buf[0] == ' ' || b.buf[n - 1] == ' ') {
+		prov_err_setloc(err, PROV_E_PLAN, &loc, "the password alone on "
+		    "the first line: sssd.conf drops blanks at either end "
+		    "and cannot hold control characters", "bind_password_file "
+		    "'%s' has no usable first line", f);
+		goto out;
+	}
+	buf_add(&c->plan_secret, b.buf, n);
+	redact_add(&c->red, c->plan_secret.buf, c->plan_secret.len);
+	r = 0;
+out:
+	buf_release_secret(&b);
+	return r;
+}
+
 /* Is `line` a whole line of text? */
 static int
 apply_has_line(const char *text, size_t len, const char *line)
@@ -600,16 +676,19 @@ apply_add_unlock(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	    "pv_m '%zu 0'\n", an->nsec - 1);
 }
 
-/* The secret for a head-first step, base64 on the node's stdin only. */
+/*
+ * A step's secret (the head's value for a head-first step, or the plan's),
+ * base64 on the node's stdin only.
+ */
 static void
-apply_add_secret(struct apply_ctx *c, const char *name, struct buf *b)
+apply_add_secret(const struct buf *secret, const char *name, struct buf *b)
 {
 	struct buf	enc = BUF_INIT;
-	size_t		n = 4 * ((c->secret.len + 2) / 3) + 1;
+	size_t		n = 4 * ((secret->len + 2) / 3) + 1;
 
 	buf_grow(&enc, n);
 	buf_setlen(&enc, (size_t)EVP_EncodeBlock((unsigned char *)enc.buf,
-	    (const unsigned char *)c->secret.buf, (int)c->secret.len));
+	    (const unsigned char *)secret->buf, (int)secret->len));
 	buf_adds(b, "pv_d=$(mktemp -d /tmp/provision.XXXXXX) && "
 	    "mkdir \"$pv_d/s\" && base64 -d >\"$pv_d/s/");
 	buf_adds(b, name);
@@ -631,9 +710,11 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	struct apply_event	 ev;
 	const struct apply_step	*s = an->queue[an->cursor++];
 	struct buf		 script = BUF_INIT;
-	int			 hf_secret;
+	int			 hf_secret, plan_secret;
 
-	hf_secret = s->secret != NULL && c->hf == s && an->pn != render_head(c->p);
+	hf_secret = s->secret != NULL && !(s->flags & APPLY_PLAN_SECRET) &&
+	    c->hf == s && an->pn != render_head(c->p);
+	plan_secret = (s->flags & APPLY_PLAN_SECRET) && c->plan_secret.len > 0;
 	if (c->hf == s && c->hf_failed) {
 		char	*m = xasprintf("'%s' did not succeed on %s, which the "
 		    "others need first", s->name, apply_first(c->p, s)->name);
@@ -659,7 +740,9 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	}
 	apply_sec_add(an, SEC_STEP, s);
 	if (hf_secret)
-		apply_add_secret(c, s->secret, b);
+		apply_add_secret(&c->secret, s->secret, b);
+	else if (plan_secret)
+		apply_add_secret(&c->plan_secret, s->secret, b);
 	/*
 	 * Once a session, lib.sh and the node's variables (all but
 	 * PROV_STEP, the same for every step: 30 kB of a 200-node plan's
@@ -683,7 +766,7 @@ apply_add_step(struct apply_ctx *c, struct apply_node *an, struct buf *b)
 	buf_addf(b, "\n(PROV_SECRET_DIR=${pv_d:+\"$pv_d/s\"}; PROV_REDACT=1; "
 	    "export PROV_SECRET_DIR PROV_REDACT; eval \"$pv_s\") </dev/null\n"
 	    "pv_m \"%zu $?\"\n", an->nsec - 1);
-	if (hf_secret)
+	if (hf_secret || plan_secret)
 		buf_adds(b, "rm -rf \"$pv_d\"\npv_d=\n");
 	buf_release(&script);
 
@@ -1876,6 +1959,8 @@ apply_begin(struct apply_ctx *c, struct prov_err *err)
 			return -1;
 	}
 	apply_known_secrets(c);
+	if (apply_plan_secret(c, err) != 0)
+		return -1;
 	c->info = xcalloc(c->p->nnodes + 1, sizeof *c->info);
 	apply_rin_init(&c->rin, c->p, o);
 	c->rin.info = c->info;
@@ -2032,6 +2117,7 @@ apply_ctx_release(struct apply_ctx *c)
 			fclose(c->nodes[i].log);
 	}
 	buf_release_secret(&c->secret);
+	buf_release_secret(&c->plan_secret);
 	redact_release(&c->red);
 	buf_release(&c->lib_def);
 	buf_release(&c->reboot_script);
@@ -2055,6 +2141,7 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 	memset(sum, 0, sizeof *sum);
 	memset(&c, 0, sizeof c);
 	c.secret = (struct buf)BUF_INIT;
+	c.plan_secret = (struct buf)BUF_INIT;
 	c.lib_def = (struct buf)BUF_INIT;
 	c.reboot_script = (struct buf)BUF_INIT;
 	c.cfg = (struct ssh_config)SSH_CONFIG_INIT;
@@ -2067,7 +2154,8 @@ apply_run(struct apply_summary *sum, const struct plan *p,
 		prov_err_set(err, PROV_E_USAGE, "no nodes selected");
 		goto out;
 	}
-	if (apply_relay_check(p, err) != 0)
+	if (apply_relay_check(p, err) != 0 ||
+	    apply_directory_check(p, err) != 0)
 		goto out;
 	if (o->dry_run_dir != NULL) {
 		r = apply_dry_run(p, o, sel, nsel, err);

@@ -62,11 +62,18 @@ struct plan_node;
 #define APPLY_RELAY_FIRST	0x4	/* head-first, on the package relay node
 					   rather than the head; where it fails
 					   there, the others fail it at once */
+#define APPLY_PLAN_SECRET	0x10	/* `secret` is the plan's, read by apply
+					   from the operator's file (the
+					   directory's bind password), and
+					   given to the step on every node */
 
 struct apply_step {
 	const char	*name;		/* template name, state key */
 	int		 flags;
-	const char	*secret;	/* value the head makes for the others */
+	const char	*secret;	/* value the head makes for the others
+					   (with APPLY_PLAN_SECRET: the
+					   plan's), its file's name in
+					   $PROV_SECRET_DIR */
 	/* Whether the plan asks for this step on this node. */
 	int		(*wanted)(const struct plan *, const struct plan_node *);
 	/*

@@ -91,6 +91,9 @@ static const char *const bundle_accounting_pkgs[] = {
 static const char *const bundle_logging_pkgs[] = {
 	"rsyslog", "logrotate", NULL		/* step logging */
 };
+static const char *const bundle_directory_pkgs[] = {
+	"sssd-ldap", "libnss-sss", "libpam-sss", NULL	/* step directory */
+};
 static const char *const bundle_nfs_server_pkgs[] = {
 	"nfs-kernel-server", "nfs-common", NULL	/* step storage */
 };
@@ -592,6 +595,8 @@ bundle_plan(struct bundle *b, const struct plan *p,
 		bundle_want_list(b, bundle_accounting_pkgs, "slurmdbd");
 	if (p->logging.server != NULL)
 		bundle_want_list(b, bundle_logging_pkgs, "logging");
+	if (p->directory.src != NULL)
+		bundle_want_list(b, bundle_directory_pkgs, "directory");
 	if (plan_storage_server(p) != NULL)
 		bundle_want_list(b, bundle_nfs_server_pkgs, "storage");
 	else if (p->nexports > 0)

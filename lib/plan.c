@@ -42,6 +42,9 @@
  *		     qos: { QOS: { priority, preempts } }, preempt_mode,
  *		     gpu_gres }
  *	logging:   { server, port, keep_days }
+ *	directory: { ldap: { uri, base, user_base, group_base, bind_dn,
+ *		     bind_password_file, ca_file, tls, schema, verify_user,
+ *		     mkhomedir } }
  *	storage:   { EXPORT: { server, path, mount, clients, roles, readonly,
  *		     root_squash, options, timeout_s } }
  *
@@ -501,6 +504,38 @@ static const struct schema_field plan_logging_fields[] = {
 };
 
 /*
+ * directory: the site's LDAP directory through sssd.  TLS is required
+ * unless `tls: none` (a test directory); the bind password stays in its
+ * file until apply reads it (a secret: never in the plan's memory).
+ */
+static const char *const plan_ldap_tls[] = { "required", "none", NULL };
+static const char *const plan_ldap_schemas[] = { "rfc2307", "rfc2307bis",
+    NULL };
+
+static const struct schema_field plan_ldap_fields[] = {
+	F("uri", SCHEMA_LDAPURI, struct plan_ldap, uri,
+	    SCHEMA_LIST | SCHEMA_REQUIRED),
+	F("base", SCHEMA_DN, struct plan_ldap, base, SCHEMA_REQUIRED),
+	F("user_base", SCHEMA_DN, struct plan_ldap, user_base, 0),
+	F("group_base", SCHEMA_DN, struct plan_ldap, group_base, 0),
+	F("bind_dn", SCHEMA_DN, struct plan_ldap, bind_dn, 0),
+	F("bind_password_file", SCHEMA_PATH, struct plan_ldap,
+	    bind_password_file, 0),
+	F("ca_file", SCHEMA_PATH, struct plan_ldap, ca_file, 0),
+	FE("tls", struct plan_ldap, tls, 0, plan_ldap_tls),
+	FE("schema", struct plan_ldap, schema, 0, plan_ldap_schemas),
+	F("verify_user", SCHEMA_USER, struct plan_ldap, verify_user, 0),
+	F("mkhomedir", SCHEMA_BOOL, struct plan_ldap, mkhomedir, 0),
+	FEND
+};
+
+static const struct schema_field plan_directory_fields[] = {
+	{ "ldap", SCHEMA_OBJ, offsetof(struct plan_directory, ldap),
+	  SCHEMA_REQUIRED, NULL, plan_ldap_fields, NOLIM },
+	FEND
+};
+
+/*
  * storage: NFS exports.  `server` is a node of the plan or a host name
  * outside it; `roles` are words here, checked against the node roles when
  * the nodes are known.
@@ -545,6 +580,7 @@ static const struct schema_field plan_top_fields[] = {
 	FN("users", struct plan_top_raw, node, SCHEMA_NAMES, plan_user_fields),
 	FN("scheduling", struct plan_top_raw, node, 0, plan_sched_fields),
 	FN("logging", struct plan_top_raw, node, 0, plan_logging_fields),
+	FN("directory", struct plan_top_raw, node, 0, plan_directory_fields),
 	FN("storage", struct plan_top_raw, node, SCHEMA_NAMES, plan_export_fields),
 	FEND
 };
@@ -919,34 +955,50 @@ plan_load_offline(struct plan_ld *ld, const struct yml_node *v)
 	o->bundle_key = plan_path(ld, o->bundle_key);
 }
 
+/*
+ * The certificates of `file` (a ca_file at `at`, already expanded), kept
+ * for apply to put on nodes; NULL after an error.  `whose` says whose
+ * certificate the CA signed, for the hint.
+ */
+static const char *
+plan_load_ca(struct plan_ld *ld, const struct yml_node *at, const char *file,
+    const char *whose)
+{
+	struct buf		 b = BUF_INIT;
+	struct stat		 st;
+	const char		*pem = NULL;
+
+	b.max = PLAN_CA_MAX;
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+		plan_ld_err(ld, at, PLAN_PATH_HINT, "ca_file '%s' is not a "
+		    "file", file);
+	else if (buf_read_file(&b, file) != 0)
+		plan_ld_err(ld, at, PLAN_PATH_HINT, "cannot read ca_file '%s': "
+		    "%s", file, strerror(errno));
+	else if (b.truncated)
+		plan_ld_err(ld, at, NULL, "ca_file '%s' is over %u KiB",
+		    file, PLAN_CA_MAX >> 10);
+	else if (strlen(b.buf) != b.len ||
+	    strstr(b.buf, "-----BEGIN CERTIFICATE-----") == NULL) {
+		char	*hint = xasprintf("give the PEM file of the CA that "
+		    "signed %s certificate", whose);
+
+		plan_ld_err(ld, at, hint, "ca_file '%s' holds no PEM "
+		    "certificate", file);
+		free(hint);
+	} else
+		pem = yml_doc_strdup(&ld->p->doc, b.buf);
+	buf_release(&b);
+	return pem;
+}
+
 /* The certificates of a mirror's ca_file, kept for apply to put on nodes. */
 static void
 plan_load_mirror_ca(struct plan_ld *ld, struct plan_mirror *m)
 {
-	const struct yml_node	*at = yml_map_get(m->src, "ca_file");
-	struct buf		 b = BUF_INIT;
-
-	struct stat		 st;
-
 	m->ca_file = plan_path(ld, m->ca_file);
-	b.max = PLAN_CA_MAX;
-	if (stat(m->ca_file, &st) == 0 && !S_ISREG(st.st_mode))
-		plan_ld_err(ld, at, PLAN_PATH_HINT, "ca_file '%s' is not a "
-		    "file", m->ca_file);
-	else if (buf_read_file(&b, m->ca_file) != 0)
-		plan_ld_err(ld, at, PLAN_PATH_HINT, "cannot read ca_file '%s': "
-		    "%s", m->ca_file, strerror(errno));
-	else if (b.truncated)
-		plan_ld_err(ld, at, NULL, "ca_file '%s' is over %u KiB",
-		    m->ca_file, PLAN_CA_MAX >> 10);
-	else if (strlen(b.buf) != b.len ||
-	    strstr(b.buf, "-----BEGIN CERTIFICATE-----") == NULL)
-		plan_ld_err(ld, at, "give the PEM file of the CA that signed "
-		    "the mirror's certificate", "ca_file '%s' holds no PEM "
-		    "certificate", m->ca_file);
-	else
-		m->ca_pem = yml_doc_strdup(&ld->p->doc, b.buf);
-	buf_release(&b);
+	m->ca_pem = plan_load_ca(ld, yml_map_get(m->src, "ca_file"),
+	    m->ca_file, "the mirror's");
 }
 
 /*
@@ -1886,6 +1938,75 @@ plan_load_logging(struct plan_ld *ld, const struct yml_node *v)
 		    "plan", "unknown node '%s'", lg->server);
 }
 
+/*
+ * directory: one LDAP directory.  Every URI of one scheme (sssd's StartTLS
+ * is one setting for all of them): ldaps://, or ldap:// with StartTLS;
+ * plain ldap:// only with `tls: none`.  A bind DN and its password file
+ * go together; the file must exist now, apply reads it.
+ */
+static void
+plan_load_directory(struct plan_ld *ld, const struct yml_node *v)
+{
+	struct plan_directory	*d = &ld->p->directory;
+	struct plan_ldap	*l = &d->ldap;
+	const struct yml_node	*lv, *at;
+	struct stat		 st;
+	size_t			 i, nldaps = 0;
+
+	l->uri = (struct strvec)STRVEC_INIT;
+	l->tls = "required";
+	l->schema = "rfc2307";
+	l->mkhomedir = -1;
+	if (v == NULL || yml_is_null(v))
+		return;
+	d->src = v;
+	/* the checks below go on after a bad value: one run shows them all */
+	(void)schema_bind(&ld->sc, v, plan_directory_fields, d);
+	if ((lv = yml_map_get(v, "ldap")) == NULL || lv->kind != YML_MAP)
+		return;
+	for (i = 0; i < l->uri.n; i++)
+		nldaps += str_starts(l->uri.v[i], "ldaps://");
+	at = yml_map_get(lv, "uri");
+	if (nldaps > 0 && nldaps < l->uri.n)
+		plan_ld_err(ld, at, "sssd's StartTLS is one setting for every "
+		    "server: give them all as ldaps://, or all as ldap://",
+		    "'uri' mixes ldaps:// and ldap://");
+	if (nldaps > 0 && strcmp(l->tls, "none") == 0)
+		plan_ld_err(ld, yml_map_get(lv, "tls"), "use ldap:// URIs, or "
+		    "leave 'tls' out", "'tls: none' with an ldaps:// URI");
+	if (strcmp(l->tls, "none") == 0 && l->ca_file != NULL)
+		plan_ld_err(ld, yml_map_get(lv, "ca_file"), "leave out "
+		    "'ca_file', or 'tls: none'", "'ca_file' with 'tls: none'");
+	if ((l->bind_dn == NULL) != (l->bind_password_file == NULL))
+		plan_ld_err(ld, l->bind_dn == NULL ?
+		    yml_map_get(lv, "bind_password_file") :
+		    yml_map_get(lv, "bind_dn"), "give both, or neither for "
+		    "anonymous searches", "'%s' without '%s'", l->bind_dn ==
+		    NULL ? "bind_password_file" : "bind_dn", l->bind_dn ==
+		    NULL ? "bind_dn" : "bind_password_file");
+	/* users: come first in nsswitch: the directory would not answer */
+	if (l->verify_user != NULL && plan_user_find(ld->p, l->verify_user))
+		plan_ld_err(ld, yml_map_get(lv, "verify_user"), "name a user "
+		    "the directory holds and 'users:' does not", "'%s' is a "
+		    "user of 'users:', made on every node", l->verify_user);
+	if (l->bind_password_file != NULL) {
+		at = yml_map_get(lv, "bind_password_file");
+		l->bind_password_file = plan_path(ld, l->bind_password_file);
+		if (stat(l->bind_password_file, &st) != 0)
+			plan_ld_err(ld, at, PLAN_PATH_HINT, "cannot read "
+			    "bind_password_file '%s': %s", l->bind_password_file,
+			    strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			plan_ld_err(ld, at, PLAN_PATH_HINT, "bind_password_file "
+			    "'%s' is not a file", l->bind_password_file);
+	}
+	if (l->ca_file != NULL) {
+		l->ca_file = plan_path(ld, l->ca_file);
+		l->ca_pem = plan_load_ca(ld, yml_map_get(lv, "ca_file"),
+		    l->ca_file, "the directory's");
+	}
+}
+
 static void
 plan_export_init(void *e)
 {
@@ -2175,6 +2296,22 @@ plan_storage_server(const struct plan *p)
 	return NULL;
 }
 
+int
+plan_ldap_mkhomedir(const struct plan *p, const struct plan_node *n)
+{
+	size_t	i;
+
+	if (p->directory.src == NULL)
+		return 0;
+	if (p->directory.ldap.mkhomedir >= 0)
+		return p->directory.ldap.mkhomedir;
+	for (i = 0; i < p->nexports; i++)
+		if (strcmp(p->exports[i].mount, "/home") == 0 &&
+		    plan_export_client(p, &p->exports[i], n))
+			return 0;
+	return 1;
+}
+
 const struct plan_node *
 plan_backup_head(const struct plan *p)
 {
@@ -2318,12 +2455,14 @@ plan_resolve_people(struct plan_ld *ld)
 		const struct plan_team	*t = &p->sched.teams[i];
 		const struct yml_node	*l = yml_map_get(t->src, "users");
 
-		for (j = 0; j < t->users.n; j++)
+		/* a directory's users are the directory's to know */
+		for (j = 0; j < t->users.n && p->directory.src == NULL; j++)
 			if (plan_user_find(p, t->users.v[j]) == NULL)
 				plan_ld_err(ld, l != NULL && l->kind == YML_SEQ &&
 				    j < l->n ? l->u.items[j] : l, "team "
 				    "members need a uid on every node: add them "
-				    "under 'users:'", "unknown user '%s'",
+				    "under 'users:', or give the plan the "
+				    "site's 'directory:'", "unknown user '%s'",
 				    t->users.v[j]);
 		plan_check_qos_refs(ld, t->src, "qos", &t->qos, NULL);
 	}
@@ -2573,6 +2712,7 @@ plan_load_any(struct plan **out, const char *label, const char *data,
 	plan_load_offline(&ld, yml_map_get(root, "offline"));
 	plan_load_people(&ld, root);
 	plan_load_logging(&ld, yml_map_get(root, "logging"));
+	plan_load_directory(&ld, yml_map_get(root, "directory"));
 	plan_load_storage(&ld, yml_map_get(root, "storage"));
 
 	for (size_t i = 0; i < p->nhw; i++)
@@ -2647,6 +2787,7 @@ plan_free(struct plan *p)
 	free(p->sw.relay.images);
 	strvec_clear(&p->sw.extras);
 	strvec_clear(&p->sw.kernel_args);
+	strvec_clear(&p->directory.ldap.uri);
 	for (i = 0; i < p->nusers; i++) {
 		strvec_clear(&p->users[i].groups);
 		strvec_clear(&p->users[i].ssh_keys);

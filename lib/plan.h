@@ -358,6 +358,33 @@ struct plan_logging {
 };
 
 /*
+ * directory.ldap: a site's LDAP directory, which sssd on every node asks
+ * for users and groups (templates/directory.sh).
+ */
+struct plan_ldap {
+	struct strvec		 uri;		/* ldaps://HOST[:PORT], in order */
+	const char		*base;		/* search base DN */
+	const char		*user_base;	/* NULL: base */
+	const char		*group_base;	/* NULL: base */
+	const char		*bind_dn;	/* NULL: anonymous */
+	const char		*bind_password_file;	/* expanded path; read
+							   by apply alone */
+	const char		*ca_file;	/* expanded path; NULL: the
+						   nodes' own CAs */
+	const char		*ca_pem;	/* its certificates, or NULL */
+	const char		*tls;		/* required (default), none */
+	const char		*schema;	/* rfc2307 (default), rfc2307bis */
+	const char		*verify_user;	/* a user it holds; NULL */
+	int			 mkhomedir;	/* -1: unless /home is the
+						   plan's storage there */
+};
+
+struct plan_directory {
+	struct plan_ldap	 ldap;
+	const struct yml_node	*src;		/* NULL: no directory: */
+};
+
+/*
  * storage: one NFS export: a directory of a server (a node of the plan, or
  * a host outside it) mounted on the nodes that need it.
  */
@@ -405,6 +432,7 @@ struct plan {
 	const struct yml_node	*users_src;	/* NULL: no users: section */
 	struct plan_sched	 sched;
 	struct plan_logging	 logging;
+	struct plan_directory	 directory;
 	struct plan_export	*exports;
 	size_t			 nexports;
 	const struct yml_node	*storage_src;	/* NULL: no storage: */
@@ -464,6 +492,13 @@ int			 plan_export_client(const struct plan *,
 			    const struct plan_export *, const struct plan_node *n);
 /* The plan node that serves exports (one at most), or NULL. */
 const struct plan_node	*plan_storage_server(const struct plan *);
+/*
+ * Whether the directory's users get a home made at their first login on
+ * node n (pam_mkhomedir): as directory.ldap.mkhomedir says, else unless
+ * the plan's storage mounts /home there.  0 without a directory.
+ */
+int			 plan_ldap_mkhomedir(const struct plan *,
+			    const struct plan_node *n);
 struct plan_export	*plan_export_find(const struct plan *, const char *name);
 /* The second node of role head: Slurm's backup controller; NULL: none. */
 const struct plan_node	*plan_backup_head(const struct plan *);

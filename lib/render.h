@@ -66,6 +66,8 @@ void	render_k8s_sharing_conf(struct buf *, const struct render_in *);
 /* slurmdbd.conf without StoragePass (made on the head, never sent). */
 void	render_slurmdbd_conf(struct buf *, const struct render_in *);
 void	render_prometheus_conf(struct buf *, const struct render_in *);
+/* sssd.conf for directory.ldap, without the bind password; nothing without. */
+void	render_sssd_conf(struct buf *, const struct plan *);
 /* CPUs, memory (MiB, what Slurm may use) and GPUs of node i. */
 void	render_node_resources(const struct render_in *, size_t i, long *cpus,
 	    long *mem_mb, long *gpus);

@@ -189,6 +189,13 @@ static const struct schema_type_info schema_types[] = {
 	    knownhosts_pubkey_ok, "one line of a .pub file: TYPE KEY "
 	    "[COMMENT], without options; the comment of letters, digits "
 	    "and '._@+:-'" },
+	[SCHEMA_LDAPURI] = { "LDAP URI", "an LDAP server's URI",
+	    "ldaps://ldap.example.com", str_is_ldap_uri, "ldaps://HOST[:PORT] "
+	    "or ldap://HOST[:PORT], without a DN or filter" },
+	[SCHEMA_DN] = { "DN", "an LDAP distinguished name",
+	    "ou=People,dc=example,dc=com", str_is_ldap_dn, "TYPE=VALUE parts "
+	    "joined by ',', values of letters, digits, inner blanks and "
+	    "'._@-', like 'ou=People,dc=example,dc=com'" },
 };
 
 const struct schema_type_info *

@@ -53,6 +53,8 @@ enum schema_type {
 	SCHEMA_ACCOUNT,	/* a Unix/Slurm account or group: alice, ml-team */
 	SCHEMA_NODEPATH,	/* an absolute path on a node: /bin/bash */
 	SCHEMA_SSHKEY,	/* an OpenSSH public key line: ssh-ed25519 AAAA... c */
+	SCHEMA_LDAPURI,	/* an LDAP server: ldaps://ldap.example.com[:636] */
+	SCHEMA_DN,	/* an LDAP distinguished name: dc=example,dc=com */
 	/* Other values. */
 	SCHEMA_INT,	/* long */
 	SCHEMA_NUM,	/* double */

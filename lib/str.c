@@ -379,6 +379,66 @@ str_is_url(const char *s)
 }
 
 int
+str_is_ldap_uri(const char *s)
+{
+	const char	*p;
+	char		*hp;
+	size_t		 n;
+	int		 ok;
+
+	if (s == NULL || strlen(s) > 512)
+		return 0;
+	if (str_starts(s, "ldaps://"))
+		p = s + 8;
+	else if (str_starts(s, "ldap://"))
+		p = s + 7;
+	else
+		return 0;
+	n = strcspn(p, "/");
+	if (p[n] != '\0' && strcmp(p + n, "/") != 0)
+		return 0;
+	hp = xstrndup(p, n);
+	ok = str_is_hostport(hp);
+	free(hp);
+	return ok;
+}
+
+/*
+ * The values of a DN are kept to what real bases and service accounts
+ * use: no RFC 4514 escapes, quotes or hex values, so the DN is as safe
+ * in sssd.conf, a shell word and ldapsearch's filter as it looks.
+ */
+int
+str_is_ldap_dn(const char *s)
+{
+	const char	*p = s;
+	size_t		 n;
+
+	if (s == NULL || *s == '\0' || strlen(s) > 1024)
+		return 0;
+	for (;;) {
+		/* TYPE */
+		if (!isalpha((unsigned char)*p))
+			return 0;
+		p += strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789-");
+		if (*p++ != '=')
+			return 0;
+		/* VALUE: not empty, no blank at either end */
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789 ._@-");
+		if (n == 0 || p[0] == ' ' || p[n - 1] == ' ')
+			return 0;
+		p += n;
+		if (*p == '\0')
+			return 1;
+		if (*p != ',' && *p != '+')
+			return 0;
+		p++;
+	}
+}
+
+int
 str_is_pkg(const char *s)
 {
 	return s != NULL && isalnum((unsigned char)*s) && str_is_safe_word(s) &&

@@ -62,6 +62,14 @@ int		 str_is_jump(const char *s);
 int		 str_is_url(const char *s);
 /* A package name: a safe word starting with a letter or digit. */
 int		 str_is_pkg(const char *s);
+/* An LDAP server: ldap:// or ldaps://, host[:port], '/' or nothing after. */
+int		 str_is_ldap_uri(const char *s);
+/*
+ * An LDAP distinguished name of plain values: RDNs TYPE=VALUE joined by
+ * ',' (or '+'), TYPE a letter then letters, digits and '-', VALUE
+ * letters, digits, blanks inside and '._@-': dc=example,dc=com.
+ */
+int		 str_is_ldap_dn(const char *s);
 /* A MIG profile: a safe word starting with a digit (1g.10gb, 19). */
 int		 str_is_mig_profile(const char *s);
 /* A PCI vendor:device pair in hex: 10de:20b0. */

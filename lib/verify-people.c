@@ -62,6 +62,70 @@ verify_eval_users(struct verify_ctx *c, size_t k)
 	free(exp);
 }
 
+#define VERIFY_DIR_HINT \
+	"does %s reach the directory, with the plan's base and bind? " \
+	"(sssctl domain-status ldap; /var/log/sssd)"
+
+/*
+ * The directory on this node: sssd runs, and knows the plan's
+ * verify_user (asked of sssd alone, so /etc/passwd cannot answer).
+ */
+static void
+verify_eval_directory(struct verify_ctx *c, size_t k)
+{
+	const struct verify_node *vn = &c->nodes[k];
+	const struct verify_sec *s = verify_node_sec(vn, "directory");
+	const char *user = c->p->directory.ldap.verify_user;
+	const char *node = vn->pn->name, *sssd = NULL, *got = NULL;
+	struct strvec lines = STRVEC_INIT;
+	char *exp, *m;
+	size_t i;
+
+	if (c->p->directory.src == NULL)
+		return;
+	if (user != NULL)
+		exp = xasprintf("sssd answers for %s", user);
+	else
+		exp = xstrdup("sssd runs");
+	if (s == NULL) {
+		verify_row(c, ROW_SKIP, node, "directory", exp, NULL,
+		    "not gathered");
+		free(exp);
+		return;
+	}
+	strvec_split_lines(&lines, s->body);
+	for (i = 0; i < lines.n; i++)
+		if (str_starts(lines.v[i], "sssd "))
+			sssd = lines.v[i] + 5;
+		else if (str_starts(lines.v[i], "user "))
+			got = lines.v[i] + 5;
+	if (sssd == NULL || !str_starts(sssd, "running"))
+		verify_row(c, ROW_FAIL, node, "directory", exp,
+		    "sssd is not running", "apply starts it (step directory)");
+	else if (user == NULL)
+		verify_row(c, ROW_SKIP, node, "directory", exp, "sssd runs",
+		    "name a user of the directory in "
+		    "'directory.ldap.verify_user' to ask sssd for");
+	else if (got == NULL || !str_starts(got, user) ||
+	    got[strlen(user)] != ':')
+		verify_row(c, ROW_FAIL, node, "directory", exp,
+		    "unknown to sssd", VERIFY_DIR_HINT, node);
+	else {
+		const char *ids = got + strlen(user) + 1;
+		const char *colon = strchr(ids, ':');
+
+		if (colon != NULL)
+			m = xasprintf("%s uid %.*s gid %s", user,
+			    (int)(colon - ids), ids, colon + 1);
+		else
+			m = xasprintf("%s %s", user, ids);
+		verify_row(c, ROW_OK, node, "directory", exp, m, NULL);
+		free(m);
+	}
+	strvec_clear(&lines);
+	free(exp);
+}
+
 /* One team's association line as sacctmgr prints it: "T||FS|TRES". */
 static char *
 verify_team_want(const struct plan_team *t)
@@ -272,6 +336,7 @@ verify_eval_people(struct verify_ctx *c, size_t k)
 {
 	verify_eval_storage(c, k);
 	verify_eval_users(c, k);
+	verify_eval_directory(c, k);
 	verify_eval_accounting(c, k);
 	verify_eval_logs(c, k);
 }

@@ -130,7 +130,8 @@ verify_script_nccl(struct buf *b, const struct plan *p,
 }
 
 /*
- * V_USERS: the plan's users (their ids are read on every node); V_ACCT: 1
+ * V_USERS: the plan's users (their ids are read on every node); V_DIR, V_DIRUSER:
+ * the directory and a user sssd must know; V_ACCT: 1
  * on the head with accounting (sacctmgr's associations); V_LOGS: 1 on the
  * log server (when each other node's log file was last written).
  */
@@ -139,6 +140,7 @@ verify_script_people(struct buf *b, const struct plan *p,
     const struct plan_node *node)
 {
 	struct buf	u = BUF_INIT;
+	const char	*dir_user;
 	size_t		i;
 	int		acct, logs;
 
@@ -146,6 +148,12 @@ verify_script_people(struct buf *b, const struct plan *p,
 		buf_addf(&u, "%s%s", i > 0 ? " " : "", p->users[i].name);
 	buf_adds(b, "V_USERS=");
 	buf_add_shquote(b, u.buf != NULL ? u.buf : "");
+	/* V_DIR: 1 with a directory; V_DIRUSER: the user sssd is asked for */
+	buf_addf(b, "\nV_DIR=%d\nV_DIRUSER=", p->directory.src != NULL);
+	dir_user = NULL;
+	if (p->directory.src != NULL)
+		dir_user = p->directory.ldap.verify_user;
+	buf_add_shquote(b, dir_user != NULL ? dir_user : "");
 	acct = node == render_head(p) && verify_is_slurm(p) &&
 	    plan_accounting(p);
 	logs = p->logging.server != NULL &&

@@ -499,6 +499,30 @@ pkg_install() {
 	prov_changed
 }
 
+# pkg_purge PKG...: remove the packages with their configuration; on
+# Debian their maintainer scripts undo what they set up (nsswitch.conf,
+# PAM), with daemons kept from starting or stopping as for installs.
+pkg_purge() {
+	[ $# -gt 0 ] || return 0
+	prov_log "purging $*"
+	case $PROV_OS_FAMILY in
+	debian)
+		prov_policy_block || return 1
+		if ! apt_cmd apt-get purge -y -q "$@" >&2; then
+			prov_policy_unblock
+			prov_log "could not purge $*"
+			return 1
+		fi
+		prov_policy_unblock
+		;;
+	rhel)
+		dnf -y -q remove "$@" >&2 || { prov_log "could not remove $*"; return 1; }
+		;;
+	*) return 1 ;;
+	esac
+	prov_changed
+}
+
 # pkg_available PKG: does a configured repository (offline: the bundle) offer it?
 pkg_available() {
 	case $PROV_OS_FAMILY in

@@ -19,6 +19,8 @@
 #	VGT		seconds each dcgmproftester test runs
 #	v_gemm_tests	calls vg PREC FIELD ARGS... per GEMM test
 #	V_USERS		the plan's user names (their ids here)
+#	V_DIR		1 when the plan has a directory (sssd)
+#	V_DIRUSER	a user of the directory, asked of sssd alone
 #	V_ACCT		1 on the head with Slurm accounting (sacctmgr)
 #	V_LOGS		1 on the log server (the others' log files)
 #	V_MOUNTS	"MOUNT rw|ro" a line: the exports this node mounts
@@ -244,6 +246,17 @@ if [ -n "$V_USERS" ]; then
 	for u in $V_USERS; do
 		getent passwd "$u" | cut -d: -f1,3,4
 	done
+	echo '@@rc 0'
+fi
+# "sssd running PID|stopped -", then "user NAME:UID:GID" as sssd alone
+# answers (getent -s sss: not /etc/passwd), or "user -".
+if [ "$V_DIR" = 1 ]; then
+	vs directory
+	vd sssd sssd
+	if [ -n "$V_DIRUSER" ]; then
+		vdu=$(timeout 20 getent -s sss passwd -- "$V_DIRUSER" 2>/dev/null | cut -d: -f1,3,4)
+		echo "user ${vdu:--}"
+	fi
 	echo '@@rc 0'
 fi
 # vmount MOUNT rw|ro: "MOUNT FSTYPE WHO RESULT [WHY]": the mount point

@@ -199,8 +199,8 @@ valid() {
 }
 
 # summary FILE: "STATUS; NODE step=result,...; ..." (nodes sorted; the
-# skipped rows left out: the fixture's logging step, which runs on every
-# node, always skips)
+# skipped rows left out: the fixture's logging and directory steps, which
+# run on every node, always skip)
 summary() {
 	"$PY" - "$1" <<'EOF'
 import json, sys

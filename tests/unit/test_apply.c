@@ -144,6 +144,7 @@ START_TEST(test_apply_table)
 		{ "container-runtime", 0, NULL },
 		{ "storage", APPLY_HEAD_FIRST | APPLY_STORAGE_FIRST, NULL },
 		{ "users", 0, NULL },
+		{ "directory", APPLY_PLAN_SECRET, "ldap_bind_password" },
 		{ "logging", 0, NULL },
 		{ "munge", APPLY_HEAD_FIRST, "munge.key" },
 		{ "slurmdbd", 0, NULL },
@@ -188,19 +189,20 @@ START_TEST(test_apply_steps_testbed)
 	test_apply_file(&t, "examples/testbed.yaml");
 	/*
 	 * Driver branch set, no runtime, Slurm, node_exporter, Prometheus
-	 * on head-01; logging and slurmdbd too, which remove what an
-	 * earlier plan's logging: and scheduling: left (or skip).
+	 * on head-01; directory, logging and slurmdbd too, which remove
+	 * what an earlier plan's directory:, logging: and scheduling: left
+	 * (or skip).
 	 */
 	s = test_apply_steps(t.p, 0, 32);
-	ck_assert_str_eq(s, "base gpu-driver logging munge slurmdbd slurm "
-	    "node-exporter prometheus");
+	ck_assert_str_eq(s, "base gpu-driver directory logging munge slurmdbd "
+	    "slurm node-exporter prometheus");
 	free(s);
 	s = test_apply_steps(t.p, 1, 32);
-	ck_assert_str_eq(s, "base gpu-driver logging munge slurm "
+	ck_assert_str_eq(s, "base gpu-driver directory logging munge slurm "
 	    "node-exporter");
 	free(s);
 	s = test_apply_steps(t.p, 2, 32);
-	ck_assert_str_eq(s, "base gpu-driver logging munge slurm "
+	ck_assert_str_eq(s, "base gpu-driver directory logging munge slurm "
 	    "node-exporter");
 	free(s);
 	/* max bounds the answer. */
@@ -222,11 +224,11 @@ START_TEST(test_apply_steps_shared)
 
 	test_apply_file(&t, "examples/testbed-shared.yaml");
 	s = test_apply_steps(t.p, 0, 32);
-	ck_assert_str_eq(s, "base users logging munge slurmdbd slurm "
-	    "slurm-accounts");
+	ck_assert_str_eq(s, "base users directory logging munge slurmdbd "
+	    "slurm slurm-accounts");
 	free(s);
 	s = test_apply_steps(t.p, 1, 32);
-	ck_assert_str_eq(s, "base users logging munge slurm");
+	ck_assert_str_eq(s, "base users directory logging munge slurm");
 	free(s);
 	test_apply_release(&t);
 }
@@ -240,14 +242,14 @@ START_TEST(test_apply_steps_dgx)
 
 	test_apply_file(&t, "examples/dgx-a100-pod.yaml");
 	s = test_apply_steps(t.p, 0, 32);
-	ck_assert_str_eq(s, "base gpu-driver container-runtime logging munge "
-	    "slurmdbd slurm node-exporter dcgm-exporter prometheus grafana "
+	ck_assert_str_eq(s, "base gpu-driver container-runtime directory "
+	    "logging munge slurmdbd slurm node-exporter dcgm-exporter prometheus grafana "
 	    "extras");
 	free(s);
 	for (i = 1; i < 5; i++) {
 		s = test_apply_steps(t.p, i, 32);
 		ck_assert_str_eq(s, "base gpu-driver container-runtime "
-		    "logging munge slurm node-exporter dcgm-exporter extras");
+		    "directory logging munge slurm node-exporter dcgm-exporter extras");
 		free(s);
 	}
 	test_apply_release(&t);
@@ -260,24 +262,25 @@ static const struct {
 } steps_cases[] = {
 	/* Only the OS: base, and node_exporter which is on by default. */
 	{ "  os: { distro: debian, release: \"12\" }\n",
-	  "base logging node-exporter", "base logging node-exporter" },
+	  "base directory logging node-exporter",
+	  "base directory logging node-exporter" },
 	{ "  os: { distro: debian, release: \"12\" }\n"
 	  "  monitoring: { node_exporter: false }\n",
-	  "base logging", "base logging" },
+	  "base directory logging", "base directory logging" },
 	{ "  os: { distro: ubuntu, release: \"22.04\" }\n"
 	  "  container_runtime: { engine: docker }\n"
 	  "  orchestrator: { kind: kubernetes }\n"
 	  "  monitoring: { node_exporter: false, grafana: w2 }\n",
-	  "base container-runtime logging kubernetes",
-	  "base container-runtime logging kubernetes" },
+	  "base container-runtime directory logging kubernetes",
+	  "base container-runtime directory logging kubernetes" },
 	{ "  os: { distro: rocky, release: \"9\" }\n"
 	  "  container_runtime: { engine: none }\n"
 	  "  orchestrator: { kind: none }\n"
 	  "  monitoring: { node_exporter: false, dcgm_exporter: true, "
 	  "prometheus: w1 }\n"
 	  "  extras: [htop]\n",
-	  "base logging dcgm-exporter extras",
-	  "base logging dcgm-exporter prometheus extras" },
+	  "base directory logging dcgm-exporter extras",
+	  "base directory logging dcgm-exporter prometheus extras" },
 };
 
 START_TEST(test_apply_steps_table)
@@ -363,21 +366,21 @@ START_TEST(test_apply_dry_run_all)
 	free(ls);
 	sub = xasprintf("%s/head-01", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
-	    "04-munge.sh 05-slurmdbd.sh 06-slurm.sh 07-node-exporter.sh "
-	    "08-prometheus.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-directory.sh "
+	    "04-logging.sh 05-munge.sh 06-slurmdbd.sh 07-slurm.sh "
+	    "08-node-exporter.sh 09-prometheus.sh");
 	free(ls);
 	free(sub);
 	sub = xasprintf("%s/worker-02", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
-	    "04-munge.sh 05-slurm.sh 06-node-exporter.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-directory.sh "
+	    "04-logging.sh 05-munge.sh 06-slurm.sh 07-node-exporter.sh");
 	free(ls);
 	free(sub);
 	test_apply_check_file(&t, dir, 0, 1, "base");
-	test_apply_check_file(&t, dir, 0, 8, "prometheus");
-	test_apply_check_file(&t, dir, 1, 5, "slurm");
-	test_apply_check_file(&t, dir, 2, 6, "node-exporter");
+	test_apply_check_file(&t, dir, 0, 9, "prometheus");
+	test_apply_check_file(&t, dir, 1, 6, "slurm");
+	test_apply_check_file(&t, dir, 2, 7, "node-exporter");
 
 	/* A dry run keeps no state and needs no SSH. */
 	ls = test_apply_ls(tmp);
@@ -388,8 +391,8 @@ START_TEST(test_apply_dry_run_all)
 	ck_assert_ok(apply_run(&sum, t.p, &o, &err), &err);
 	sub = xasprintf("%s/worker-01", dir);
 	ls = test_apply_ls(sub);
-	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-logging.sh "
-	    "04-munge.sh 05-slurm.sh 06-node-exporter.sh");
+	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh 03-directory.sh "
+	    "04-logging.sh 05-munge.sh 06-slurm.sh 07-node-exporter.sh");
 	free(ls);
 	free(sub);
 
@@ -397,6 +400,81 @@ START_TEST(test_apply_dry_run_all)
 	free(dir);
 	test_apply_rmdir(tmp);
 	test_apply_release(&t);
+}
+END_TEST
+
+/*
+ * The directory's bind password is read when apply starts, before any
+ * node is reached: a file anyone may read, or one whose first line sssd
+ * could not hold, stops the run with the plan's location; a dry run
+ * reads none (its scripts never hold it).  An RPM distribution's plan
+ * with a directory is refused too.
+ */
+START_TEST(test_apply_directory_secret)
+{
+	static const struct {
+		const char	*content;
+		int		 mode;
+		const char	*msg;		/* NULL: read, then SSH fails */
+	} cases[] = {
+		{ "s3cret\n", 0644, "can be read by anyone" },
+		{ "\nsecret\n", 0600, "has no usable first line" },
+		{ " s3cret\n", 0600, "has no usable first line" },
+		{ "s3\tcret\n", 0600, "has no usable first line" },
+	};
+	struct test_apply	 t;
+	struct apply_opts	 o;
+	struct apply_summary	 sum;
+	struct prov_err		 err = PROV_ERR_INIT;
+	char			*tmp = test_apply_tmpdir();
+	char			*pw = xasprintf("%s/bind", tmp);
+	char			*state = xasprintf("%s/state.json", tmp);
+	char			*text;
+	size_t			 i;
+	FILE			*fp;
+
+	text = xasprintf("version: 1\ncluster: { name: d }\nnodes: [ { name: "
+	    "n1, address: 192.0.2.1 } ]\nssh: { connect_timeout_s: 1 }\n"
+	    "directory:\n  ldap:\n    uri: ldaps://ldap.example.com\n"
+	    "    base: dc=example,dc=com\n    bind_dn: cn=svc,dc=example,"
+	    "dc=com\n    bind_password_file: %s\n", pw);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fp = fopen(pw, "w");
+		ck_assert_ptr_nonnull(fp);
+		fputs(cases[i].content, fp);
+		ck_assert_int_eq(fclose(fp), 0);
+		ck_assert_int_eq(chmod(pw, (mode_t)cases[i].mode), 0);
+		test_apply_text(&t, text);
+		test_apply_dry_opts(&o, &t, NULL);
+		o.state_path = state;
+		ck_assert_int_eq(apply_run(&sum, t.p, &o, &err), -1);
+		ck_assert_msg(strstr(err.msg, cases[i].msg) != NULL,
+		    "case %zu: %s", i, err.msg);
+		ck_assert_uint_eq(err.loc.line, 10);
+		ck_assert_uint_eq(err.loc.col, 25);
+		prov_err_release(&err);
+		/* a dry run does not read it */
+		o.dry_run_dir = tmp;
+		ck_assert_ok(apply_run(&sum, t.p, &o, &err), &err);
+		test_apply_release(&t);
+	}
+	free(text);
+
+	text = xasprintf("version: 1\ncluster: { name: d }\nnodes: [ { name: "
+	    "n1, address: 192.0.2.1 } ]\nsoftware: { os: { distro: rocky, "
+	    "release: \"9\" } }\ndirectory: { ldap: { uri: ldaps://ldap."
+	    "example.com, base: \"dc=example,dc=com\" } }\n");
+	test_apply_text(&t, text);
+	test_apply_dry_opts(&o, &t, tmp);
+	ck_assert_int_eq(apply_run(&sum, t.p, &o, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "the plan's OS is rocky"));
+	ck_assert_uint_eq(err.loc.line, 5);
+	prov_err_release(&err);
+	test_apply_release(&t);
+	free(text);
+	free(pw);
+	free(state);
+	test_apply_rmdir(tmp);
 }
 END_TEST
 
@@ -420,12 +498,13 @@ START_TEST(test_apply_dry_run_select)
 	sub = xasprintf("%s/dgx03", tmp);
 	ls = test_apply_ls(sub);
 	ck_assert_str_eq(ls, "01-base.sh 02-gpu-driver.sh "
-	    "03-container-runtime.sh 04-logging.sh 05-munge.sh 06-slurm.sh "
-	    "07-node-exporter.sh 08-dcgm-exporter.sh 09-extras.sh");
+	    "03-container-runtime.sh 04-directory.sh 05-logging.sh "
+	    "06-munge.sh 07-slurm.sh 08-node-exporter.sh 09-dcgm-exporter.sh "
+	    "10-extras.sh");
 	free(ls);
 	free(sub);
-	test_apply_check_file(&t, tmp, 2, 6, "slurm");
-	test_apply_check_file(&t, tmp, 3, 9, "extras");
+	test_apply_check_file(&t, tmp, 2, 7, "slurm");
+	test_apply_check_file(&t, tmp, 3, 10, "extras");
 	test_apply_rmdir(tmp);
 	test_apply_release(&t);
 }
@@ -533,6 +612,7 @@ apply_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_apply_dry_run_all);
 	tcase_add_test(tc, test_apply_dry_run_select);
+	tcase_add_test(tc, test_apply_directory_secret);
 	tcase_add_test(tc, test_apply_dry_run_errors);
 	suite_add_tcase(s, tc);
 	return s;

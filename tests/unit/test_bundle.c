@@ -543,9 +543,14 @@ static const char tb_apptainer[] =
     " container_runtime: { engine: apptainer, nvidia_toolkit: true },"
     " orchestrator: { kind: none }, monitoring: { grafana: s },"
     " relay: { node: s }";
-/* storage: is a top-level key: it follows the software mapping it closes. */
+/*
+ * storage: and directory: are top-level keys: they follow the software
+ * mapping this closes.
+ */
 static const char tb_nfs[] =
     "orchestrator: { kind: slurm } }\n"
+    "directory: { ldap: { uri: ldaps://ldap.example.com,"
+    " base: \"dc=example,dc=com\" } }\n"
     "storage: { home: { server: h, path: /srv/home, mount: /home },"
     " data: { server: nas.example.com, path: /data, mount: /data,"
     " clients: g, readonly: true }";

@@ -879,6 +879,90 @@ START_TEST(test_eval_people)
 }
 END_TEST
 
+/*
+ * The directory row: sssd answers for the plan's verify_user on one node,
+ * runs without knowing it on another, and is not running on a third
+ * (which the node's own /etc/passwd could not hide: sss is asked alone).
+ */
+START_TEST(test_eval_directory)
+{
+	struct plan		*p = load_plan("tests/fixtures/plan/directory.yaml");
+	struct verify_node	 vn[3];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct row	*r;
+	static const char *const out[] = {
+	    "@@facts v-directory\nsssd running 42\n"
+	    "user ldapuser:10001:10000\n@@rc 0\n",
+	    "@@facts v-directory\nsssd running 43\nuser -\n@@rc 0\n",
+	    "@@facts v-directory\nsssd stopped -\nuser -\n@@rc 0\n",
+	};
+	static const char *const node[] = { "head-01", "worker-01", "head-01" };
+	size_t			 i;
+
+	for (i = 0; i < 3; i++) {
+		char	*text = xasprintf("@@facts v-clock\n1764529200.000\n"
+		    "@@rc 0\n@@facts hostname\n%s\n@@rc 0\n@@facts end\n"
+		    "%s@@facts v-end\n@@rc 0\n", node[i], out[i]);
+
+		memset(&vn[i], 0, sizeof vn[i]);
+		vn[i].pn = plan_node(p, node[i]);
+		ck_assert_ok(verify_node_parse(&vn[i], text, &err), &err);
+		vn[i].reached = 1;
+		free(text);
+	}
+	env.t0 = 1764529199.0;
+	env.t1 = 1764529201.0;
+	verify_eval(&rows, NULL, p, vn, 2, &vn[0], &env, &o);
+	dump_rows(&rows);
+	r = find_row(&rows, "head-01", "directory");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->verdict, ROW_OK);
+	ck_assert_str_eq(r->measured, "ldapuser uid 10001 gid 10000");
+	r = find_row(&rows, "worker-01", "directory");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "unknown to sssd");
+	rows_release(&rows);
+	verify_eval(&rows, NULL, p, &vn[2], 1, &vn[2], &env, &o);
+	r = find_row(&rows, "head-01", "directory");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "sssd is not running");
+	rows_release(&rows);
+	for (i = 0; i < 3; i++)
+		verify_node_release(&vn[i]);
+	plan_free(p);
+}
+END_TEST
+
+/* Without directory: in the plan, no directory row. */
+START_TEST(test_eval_no_directory)
+{
+	struct plan		*p = load_plan("examples/testbed-shared.yaml");
+	struct verify_node	 vn;
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 script = BUF_INIT;
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = plan_node(p, "head-01");
+	ck_assert_ok(verify_node_parse(&vn, "@@facts v-clock\n1.0\n@@rc 0\n"
+	    "@@facts end\n@@facts v-end\n@@rc 0\n", &err), &err);
+	vn.reached = 1;
+	verify_eval(&rows, NULL, p, &vn, 1, &vn, &env, &o);
+	ck_assert_ptr_null(find_row(&rows, "head-01", "directory"));
+	verify_script(&script, p, vn.pn, NULL, 0, &o);
+	ck_assert_ptr_nonnull(strstr(script.buf, "\nV_DIR=0\nV_DIRUSER=''\n"));
+	buf_release(&script);
+	rows_release(&rows);
+	verify_node_release(&vn);
+	plan_free(p);
+}
+END_TEST
+
 /* A GPU node's burn-in answer: dcgmproftester's fp16 run, no fp64 tool. */
 static char *
 burnin_answer(const char *node, const char *gemm)
@@ -1497,6 +1581,8 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_mig);
 	tcase_add_test(tc, test_eval_unreachable);
 	tcase_add_test(tc, test_eval_people);
+	tcase_add_test(tc, test_eval_directory);
+	tcase_add_test(tc, test_eval_no_directory);
 	tcase_add_test(tc, test_eval_storage);
 	tcase_add_test(tc, test_script_runs_here);
 	tcase_add_test(tc, test_script_burnin_here);
