@@ -13,6 +13,8 @@
 # PAM), the user is unknown, and the apply after that changes nothing.
 #
 # Nodes start from fresh disks.  T121_KEEP=1 keeps the plan, logs and state.
+# SAN=1: not run: dpkg, slapd and sssd take its time: the readers are
+#   test_plan's and test_verify's, the secret's test_apply's and t104's
 . "$(dirname "$0")/lib.sh"
 set -u
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, debootstrap)"
