@@ -113,7 +113,7 @@ run() {
 }
 
 # on ADDR COMMAND...: run on a testbed node as root, with the testbed's
-# key ($KEY) and known_hosts ($KH).
+# key ($KEY) and known_hosts ($KH), which the calling test sets.
 on() {
 	a=$1; shift
 	ssh -q -i "$KEY" -o UserKnownHostsFile="$KH" -o StrictHostKeyChecking=yes \

@@ -31,6 +31,9 @@ cd "$TOP" || exit 1
 PLAN=tests/fixtures/relay/bundle-images-relay.yaml
 TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
 W=$(mktemp -d /tmp/t108.XXXXXX) || exit 1
+# lib.sh's on() logs in with these; shellcheck cannot see that use.
+# shellcheck disable=SC2034
+KEY=$TB/id_ed25519 KH=$TB/known_hosts
 HEAD=127.0.10.51
 W1=127.0.10.52
 W2=127.0.10.53
