@@ -69,6 +69,23 @@ find_row(const struct rows *r, const char *node, const char *what)
 	return NULL;
 }
 
+/*
+ * A node of the plan that answered verify's script with OUT: what every
+ * evaluation test starts from.
+ */
+static void
+node_answered(struct verify_node *vn, struct plan *p, const char *name,
+    const char *out)
+{
+	struct prov_err	err = PROV_ERR_INIT;
+
+	memset(vn, 0, sizeof *vn);
+	vn->pn = plan_node(p, name);
+	ck_assert_ptr_nonnull(vn->pn);
+	ck_assert_ok(verify_node_parse(vn, out, &err), &err);
+	vn->reached = 1;
+}
+
 /* The rows, when TEST_VERBOSE is set. */
 static void
 dump_rows(const struct rows *r)
@@ -836,7 +853,6 @@ START_TEST(test_eval_people)
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
 	struct rows		 rows = ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
 	const struct row	*r;
 	static const char	 out[] =
 	    "@@facts v-clock\n1764529200.000\n@@rc 0\n"
@@ -850,10 +866,7 @@ START_TEST(test_eval_people)
 	    "@@facts v-logs\nworker-01 95\nworker-02 -\n@@rc 0\n"
 	    "@@facts v-end\n@@rc 0\n";
 
-	memset(&vn, 0, sizeof vn);
-	vn.pn = plan_node(p, "head-01");
-	ck_assert_ok(verify_node_parse(&vn, out, &err), &err);
-	vn.reached = 1;
+	node_answered(&vn, p, "head-01", out);
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
 	verify_eval(&rows, NULL, p, &vn, 1, &vn, &env, &o);
@@ -891,7 +904,6 @@ START_TEST(test_eval_directory)
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
 	struct rows		 rows = ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
 	const struct row	*r;
 	static const char *const out[] = {
 	    "@@facts v-directory\nsssd running 42\n"
@@ -907,10 +919,7 @@ START_TEST(test_eval_directory)
 		    "@@rc 0\n@@facts hostname\n%s\n@@rc 0\n@@facts end\n"
 		    "%s@@facts v-end\n@@rc 0\n", node[i], out[i]);
 
-		memset(&vn[i], 0, sizeof vn[i]);
-		vn[i].pn = plan_node(p, node[i]);
-		ck_assert_ok(verify_node_parse(&vn[i], text, &err), &err);
-		vn[i].reached = 1;
+		node_answered(&vn[i], p, node[i], text);
 		free(text);
 	}
 	env.t0 = 1764529199.0;
@@ -944,14 +953,10 @@ START_TEST(test_eval_no_directory)
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
 	struct rows		 rows = ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
 	struct buf		 script = BUF_INIT;
 
-	memset(&vn, 0, sizeof vn);
-	vn.pn = plan_node(p, "head-01");
-	ck_assert_ok(verify_node_parse(&vn, "@@facts v-clock\n1.0\n@@rc 0\n"
-	    "@@facts end\n@@facts v-end\n@@rc 0\n", &err), &err);
-	vn.reached = 1;
+	node_answered(&vn, p, "head-01", "@@facts v-clock\n1.0\n@@rc 0\n"
+	    "@@facts end\n@@facts v-end\n@@rc 0\n");
 	verify_eval(&rows, NULL, p, &vn, 1, &vn, &env, &o);
 	ck_assert_ptr_null(find_row(&rows, "head-01", "directory"));
 	verify_script(&script, p, vn.pn, NULL, 0, &o);
@@ -1012,21 +1017,15 @@ START_TEST(test_eval_burnin_measured)
 	size_t			 i;
 	int			 fd;
 
-	memset(vn, 0, sizeof vn);
 	out[0] = burnin_answer("gpu01", a100);
 	out[1] = burnin_answer("gpu02", a100);
 	out[2] = burnin_answer("gpu03", dpt_blog);
-	for (i = 0; i < 3; i++) {
-		vn[i].pn = plan_node(p, names[i]);
-		ck_assert_ok(verify_node_parse(&vn[i], out[i], &err), &err);
-		vn[i].reached = 1;
-	}
+	for (i = 0; i < 3; i++)
+		node_answered(&vn[i], p, names[i], out[i]);
 	buf_addf(&head, "@@facts v-clock\n1764529200.000\n@@rc 0\n"
 	    "@@facts hostname\nhead-01\n@@rc 0\n@@facts end\n"
 	    "@@facts v-nccl\n%s@@rc 0\n@@facts v-end\n@@rc 0\n", nccl);
-	vn[3].pn = plan_node(p, "head-01");
-	ck_assert_ok(verify_node_parse(&vn[3], head.buf, &err), &err);
-	vn[3].reached = 1;
+	node_answered(&vn[3], p, "head-01", head.buf);
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
 	o.burn_in = 1;
@@ -1156,7 +1155,6 @@ START_TEST(test_eval_burnin_nothing)
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
 	struct verify_measured	 m;
 	struct rows		 rows = ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
 	char			*out = burnin_answer("gpu01", "");
 	static const char	 head[] = "@@facts v-clock\n1764529200.000\n"
 	    "@@rc 0\n@@facts hostname\nhead-01\n@@rc 0\n@@facts end\n"
@@ -1167,13 +1165,8 @@ START_TEST(test_eval_burnin_nothing)
 	/* the fp16 section as vg prints it without the tool */
 	fp16 = strstr(out, "@@facts v-gemm-fp16\n@@rc 0");
 	ck_assert_ptr_nonnull(fp16);
-	memset(vn, 0, sizeof vn);
-	vn[0].pn = plan_node(p, "gpu01");
-	ck_assert_ok(verify_node_parse(&vn[0], out, &err), &err);
-	vn[0].reached = 1;
-	vn[1].pn = plan_node(p, "head-01");
-	ck_assert_ok(verify_node_parse(&vn[1], head, &err), &err);
-	vn[1].reached = 1;
+	node_answered(&vn[0], p, "gpu01", out);
+	node_answered(&vn[1], p, "head-01", head);
 	o.burn_in = 1;
 	verify_measured_init(&m);
 	verify_eval(&rows, &m, p, vn, 2, &vn[1], &env, &o);
@@ -1210,7 +1203,6 @@ START_TEST(test_eval_storage)
 	struct verify_env	 env = VERIFY_ENV_INIT;
 	struct verify_opts	 o = VERIFY_OPTS_INIT;
 	struct rows		 rows = ROWS_INIT;
-	struct prov_err		 err = PROV_ERR_INIT;
 	const struct row	*r;
 	static const char	 head[] =
 	    "@@facts v-clock\n1764529200.000\n@@rc 0\n"
@@ -1229,12 +1221,8 @@ START_TEST(test_eval_storage)
 	    "/data nfs4 alice read\n@@rc 0\n"
 	    "@@facts v-end\n@@rc 0\n";
 
-	memset(vn, 0, sizeof vn);
-	vn[0].pn = plan_node(p, "head-01");
-	vn[1].pn = plan_node(p, "w01");
-	ck_assert_ok(verify_node_parse(&vn[0], head, &err), &err);
-	ck_assert_ok(verify_node_parse(&vn[1], w01, &err), &err);
-	vn[0].reached = vn[1].reached = 1;
+	node_answered(&vn[0], p, "head-01", head);
+	node_answered(&vn[1], p, "w01", w01);
 	env.t0 = 1764529199.0;
 	env.t1 = 1764529201.0;
 	verify_eval(&rows, NULL, p, vn, 2, &vn[0], &env, &o);
