@@ -215,7 +215,11 @@ cmd_catalog_system(struct cmd_ctx *ctx, const struct cat_system *s)
 		fprintf(ctx->out, "  %-19s %g W at %g-%g V\n", "psu rating:",
 		    s->psu_ratings[i].watts, s->psu_ratings[i].volts_min,
 		    s->psu_ratings[i].volts_max);
-	fprintf(ctx->out, "  %-19s %zu\n", "pcie slots:", s->nslots);
+	/* slots: null is unknown, not none: "-" as for the other unknowns. */
+	if (s->nslots == 0 && strvec_find(&s->m.unknown, "slots") >= 0)
+		cmd_catalog_str(ctx, "pcie slots:", NULL);
+	else
+		fprintf(ctx->out, "  %-19s %zu\n", "pcie slots:", s->nslots);
 }
 
 static void
