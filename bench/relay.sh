@@ -8,14 +8,17 @@
 #                    apt's "Fetched N B" lines in the nodes' logs
 #   online, relay    software.relay on the head: what apt-cacher-ng
 #                    fetched upstream (its log's I lines) and served (O)
-#   bundle, today    apply --bundle: bytes the workstation wrote
-#                    (provision's wchar: sockets, state and logs)
+#   bundle, today    apply --bundle: bytes the workstation sent the
+#                    nodes, on the wire
 #   bundle, relay    the same with the relay serving the bundle
 #
 # and the wall time of each apply, with its slowest steps.  Workstation
-# bytes are counted on the wire too: an iptables rule (OUTPUT, to the
-# nodes' port 22) counts what the workstation sends them, headers
-# included; the nodes' traffic to the relay is not on port 22.
+# bytes are counted on the wire: an iptables rule (OUTPUT, to the nodes'
+# port 22) counts what the workstation sends them, SSH and TCP headers
+# included; the nodes' traffic to the relay is not on port 22.  The
+# wchar printed beside it is provision's own write(2) count: libssh2
+# sends with send(2), which wchar does not count, so it is the local
+# tar of the bundle's repository, state and logs only.
 #
 # IMAGES=1: the nodes run containerd and the bundle holds a container
 # image (tests/e2e/oci_registry.py's busybox, IMAGE_KB a layer), so the

@@ -741,10 +741,16 @@ ssh_conn_auth(struct ssh_conn *c)
 			c->auth_i++;
 			continue;
 		}
-		r = libssh2_userauth_publickey_frommemory(c->sess, c->user,
-		    strlen(c->user), id->pub, id->pub != NULL ? id->publen : 0,
-		    id->priv, id->privlen, id->encrypted ? p->cfg.passphrase :
-		    NULL);
+		if (id->pkey != NULL) {
+			void	*who = id;
+
+			r = libssh2_userauth_publickey(c->sess, c->user,
+			    id->blob, id->bloblen, ssh_ident_sign, &who);
+		} else
+			r = libssh2_userauth_publickey_frommemory(c->sess,
+			    c->user, strlen(c->user), id->pub, id->pub != NULL ?
+			    id->publen : 0, id->priv, id->privlen, id->encrypted ?
+			    p->cfg.passphrase : NULL);
 		if (r == LIBSSH2_ERROR_EAGAIN)
 			return ssh_conn_wait(c);
 		if (r == 0) {

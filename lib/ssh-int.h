@@ -17,6 +17,7 @@
 
 #include <libssh2.h>
 #include <libssh2_sftp.h>
+#include <openssl/types.h>
 
 #include "buf.h"
 #include "ssh.h"
@@ -101,6 +102,13 @@ struct ssh_ident {
 	size_t	 privlen;
 	char	*pub;			/* "type base64" or NULL */
 	size_t	 publen;
+	/*
+	 * An unencrypted ed25519 key, decoded once: each login signs with
+	 * it (ssh_ident_sign) instead of libssh2 decoding the file again.
+	 */
+	EVP_PKEY	*pkey;
+	unsigned char	*blob;		/* its public key blob */
+	size_t		 bloblen;
 };
 
 /*
@@ -294,6 +302,8 @@ void	ssh_filedata_unref(struct ssh_filedata *fd);
 void	ssh_conn_job_files_release(struct ssh_conn *c);
 void	ssh_conn_abort(struct ssh_conn *c);
 void	ssh_ident_release(struct ssh_ident *id);
+int	ssh_ident_sign(LIBSSH2_SESSION *s, unsigned char **sig, size_t *siglen,
+	    const unsigned char *data, size_t len, void **abstract);
 const char	*ssh_home(void);
 int	ssh_pool_load_idents(struct ssh_pool *p, struct prov_err *err);
 void	ssh_res_error(struct ssh_conn *c, enum ssh_status st,

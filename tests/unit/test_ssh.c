@@ -57,6 +57,7 @@ test_setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(test_dir));
 	chmod(test_dir, 0755);
 	test_sh("cd %s && ssh-keygen -q -t ed25519 -N '' -f ed25519 && "
+	    "ssh-keygen -q -t ed25519 -N '' -f ed25519-other && "
 	    "ssh-keygen -q -t ed25519 -N 'fixture pass' -f ed25519-encrypted && "
 	    "ssh-keygen -q -t ecdsa -N '' -f ecdsa && "
 	    "ssh-keygen -q -t rsa -b 2048 -N '' -f rsa && "
@@ -701,6 +702,31 @@ START_TEST(test_ssh_failures)
 }
 END_TEST
 
+/*
+ * An unencrypted ed25519 key signs in provision itself (decoded once for
+ * every login): the pool tests log in with one; a key the host does not
+ * list must still be refused, not signed into.
+ */
+START_TEST(test_ssh_other_key)
+{
+	struct ssh_config	cfg = test_cfg();
+	struct ssh_job		job = SSH_JOB_INIT;
+	struct ssh_result	res[1];
+	struct prov_err		err = PROV_ERR_INIT;
+	char			*id = test_file("ed25519-other");
+
+	TEST_LIVE();
+	cfg.identity = id;
+	job.command = "true";
+	ck_assert_ok(ssh_run_all(&cfg, test_hosts, 1, &job, res, NULL, NULL,
+	    &err), &err);
+	ck_assert_int_eq(res[0].status, SSH_AUTH);
+	ck_assert_ptr_nonnull(strstr(res[0].error, id));
+	ssh_result_release(&res[0]);
+	free(id);
+}
+END_TEST
+
 static Suite *
 ssh_suite(void)
 {
@@ -726,6 +752,7 @@ ssh_suite(void)
 	tcase_add_test(tc, test_ssh_upload_lent_timeout);
 	tcase_add_test(tc, test_ssh_spill);
 	tcase_add_test(tc, test_ssh_failures);
+	tcase_add_test(tc, test_ssh_other_key);
 	suite_add_tcase(s, tc);
 	return s;
 }
