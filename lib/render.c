@@ -14,7 +14,8 @@
 /*
  * Count-only GPUs: slurmd drops a GPU without a File (the node then
  * registers with fewer than slurm.conf gives it), so each is a stand-in
- * file here, made by the slurm step (SLURM_GPU_STANDINS).
+ * here, made by the slurm step (SLURM_GPU_STANDINS): a character device,
+ * since slurmd loads no other File and jobs would get no SLURM_JOB_GPUS.
  */
 #define RENDER_GRES_STANDIN_DIR	"/var/lib/provision/gres"
 

@@ -7,7 +7,16 @@
 
 SLURM_DIR=/etc/slurm
 # Count-only GPUs (scheduling.gpu_gres): gres.conf names these stand-ins.
+# slurmd loads a GPU's File only when it is a character or block device;
+# without one the job's prolog, epilog and tasks get no SLURM_JOB_GPUS or
+# CUDA_VISIBLE_DEVICES (no job mapping for the DCGM exporter).  So each
+# stand-in gpuN is a character device of major 120, minor N: the kernel
+# keeps 120 for local use (Documentation/admin-guide/devices.txt) and
+# gives it to no driver, dynamic ones included, so it names no real
+# device (opening it fails) and a device cgroup that allows or denies it
+# touches nothing a job uses.  slurmd only stats the file.
 SLURM_STANDIN_DIR=/var/lib/provision/gres
+SLURM_STANDIN_MAJOR=120
 
 slurm_applies() {
 	[ "$ORCHESTRATOR" = slurm ] || prov_skip "orchestrator is ${ORCHESTRATOR:-none}, not slurm"
@@ -118,23 +127,49 @@ slurm_files_put() {
 	return 0
 }
 
-# The stand-in files of SLURM_GPU_STANDINS count-only GPUs: gpu0, gpu1...
+# What stat says of the stand-in of GPU $1 (major and minor in hex).
+slurm_standin_meta() {
+	printf 'character special file %x:%x 600 root:root' "$SLURM_STANDIN_MAJOR" "$1"
+}
+
+slurm_standin_ok() {
+	[ "$(stat -c '%F %t:%T %a %U:%G' -- "$SLURM_STANDIN_DIR/gpu$1" 2>/dev/null)" = "$(slurm_standin_meta "$1")" ] ||
+		prov_why "$SLURM_STANDIN_DIR/gpu$1 is not the stand-in of count-only GPU $1 (character device $SLURM_STANDIN_MAJOR:$1, 0600 root)"
+}
+
+# The stand-ins of SLURM_GPU_STANDINS count-only GPUs: gpu0, gpu1...
 slurm_standins_ok() {
 	_sso_i=0
 	while [ "$_sso_i" -lt "${SLURM_GPU_STANDINS:-0}" ]; do
-		[ -f "$SLURM_STANDIN_DIR/gpu$_sso_i" ] ||
-			prov_why "no stand-in $SLURM_STANDIN_DIR/gpu$_sso_i for a count-only GPU" || return 1
+		slurm_standin_ok "$_sso_i" || return 1
 		_sso_i=$((_sso_i + 1))
 	done
 }
 
+# Sets SLURM_STANDINS_CHANGED to 1 when it made one: slurmd reads them
+# when it starts, so a running one must restart (a plain file left by an
+# older provision becomes a device).  mknod beside it, then rename: the
+# name is never missing.
 slurm_standins_put() {
+	SLURM_STANDINS_CHANGED=0
 	slurm_standins_ok && return 0
-	dir_put "$SLURM_STANDIN_DIR" 0755 root:root
+	dir_put "$SLURM_STANDIN_DIR" 0755 root:root || return 1
 	_ssp_i=0
 	while [ "$_ssp_i" -lt "$SLURM_GPU_STANDINS" ]; do
-		file_put "$SLURM_STANDIN_DIR/gpu$_ssp_i" 0644 root:root \
-			"count-only GPU $_ssp_i of this node for Slurm (provision, scheduling.gpu_gres)"
+		if ! slurm_standin_ok "$_ssp_i"; then
+			_ssp_f=$SLURM_STANDIN_DIR/gpu$_ssp_i
+			_ssp_tmp=$SLURM_STANDIN_DIR/.gpu$_ssp_i.provision
+			rm -f -- "$_ssp_tmp"
+			if ! mknod -m 0600 -- "$_ssp_tmp" c "$SLURM_STANDIN_MAJOR" "$_ssp_i" ||
+				! chown root:root "$_ssp_tmp" || ! mv -f -- "$_ssp_tmp" "$_ssp_f"; then
+				rm -f -- "$_ssp_tmp"
+				prov_log "cannot make $_ssp_f (character device $SLURM_STANDIN_MAJOR:$_ssp_i): count-only GPUs need mknod"
+				return 1
+			fi
+			prov_log "made $_ssp_f (character device $SLURM_STANDIN_MAJOR:$_ssp_i)"
+			prov_changed
+			SLURM_STANDINS_CHANGED=1
+		fi
 		_ssp_i=$((_ssp_i + 1))
 	done
 }
@@ -357,7 +392,11 @@ step_apply() {
 			prov_fail "slurmctld does not answer scontrol ping (see $(slurm_conf_get SlurmctldLogFile /var/log/slurm/slurmctld.log))"
 	else
 		file_put "$(slurm_default_file slurmd)" 0644 root:root "$(slurmd_default)"
-		slurm_svc svc_start
+		if [ "$SLURM_STANDINS_CHANGED" = 1 ]; then
+			slurm_svc svc_restart
+		else
+			slurm_svc svc_start
+		fi
 		if ! prov_wait 30 slurmd_registered; then
 			_sa_state=$(scontrol -o show node "$NODE_NAME" 2>/dev/null | tr ' ' '\n' | sed -n 's/^State=//p')
 			case $_sa_state in

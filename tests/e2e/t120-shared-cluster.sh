@@ -12,14 +12,17 @@
 # user is locked on every node and gone from Slurm, the team's account
 # and the QOS are gone, and the apply after that changes nothing either.
 # Both workers' logs reach the head (rsyslog), and `provision usage`
-# gives each team's and user's GPU-hours as sacct counts them.  With the
-# DCGM exporter in the plan, the workers get Slurm's prolog and epilog
-# that keep each GPU's file in /run/dcgm-job-map (the exporter's hpc_job
-# label): while a job runs, the file of each GPU Slurm gave it lists its
-# id, two jobs on shards of one GPU both, and a job's end takes its id
-# alone away; where slurmd refuses the count-only stand-in GPUs (Slurm
-# 22.05 wants device files) the prolog gets no SLURM_JOB_GPUS and those
-# checks skip, saying so.  Last,
+# gives each team's and user's GPU-hours as sacct counts them.  The
+# count-only GPUs are stand-in character devices, which slurmd loads, so
+# jobs get SLURM_JOB_GPUS (a plain file, as an older provision left, the
+# next apply makes the device, restarting slurmd).  With the DCGM exporter in the plan, the
+# workers get Slurm's prolog and epilog that keep each GPU's file in
+# /run/dcgm-job-map (the exporter's hpc_job label): while a job runs, the
+# file of each GPU Slurm gave it lists its id (a 1-GPU job one file, a
+# 2-GPU job both), two jobs on shards of one GPU both, and a job's end,
+# or its preemption, takes its id alone away.  Where the stand-ins are no
+# devices (slurmd refuses plain files, and the prolog then gets no
+# SLURM_JOB_GPUS) the mapping checks skip, saying so.  Last,
 # scheduling:, logging: and the DCGM exporter leave the plan: slurmdbd,
 # MariaDB, the forwarding and the prolog/epilog go, Slurm runs without
 # accounting, and the next apply changes nothing.
@@ -70,7 +73,9 @@ apply() {
 
 # jobmap NAME ADDR: worker NAME's DCGM job mapping files list, GPU by GPU,
 # the running jobs Slurm gave that GPU (scontrol's GRES=...(IDX:N)), no
-# more, no less; waits up to 15 s for the prologs and epilogs.
+# more, no less; waits up to 15 s for the prologs and epilogs.  The last
+# line of $W/jobmap.txt, "pairs N", counts the GPU-job pairs it wanted
+# (callers check it: no jobs and no files would match too).
 jobmap() {
 	for i in $(seq 1 15); do
 		on 127.0.10.1 "scontrol -d -o show job" > "$W/jobmap-jobs.txt" 2>&1
@@ -96,6 +101,7 @@ for line in open(sys.argv[3]):
     got[f[0]] = set(f[1:])
 print("want", sorted((k, sorted(v)) for k, v in want.items()))
 print("got ", sorted((k, sorted(v)) for k, v in got.items()))
+print("pairs", sum(len(v) for v in want.values()))
 sys.exit(0 if want == got else 1)
 PY
 		sleep 1
@@ -148,27 +154,36 @@ case $st in
 *) not_ok "two jobs run, the third pends on the team's GPU limit: '$st'" ;;
 esac
 # The DCGM exporter's job mapping: each running job's id in the file of
-# the GPU Slurm gave it (the prolog got SLURM_JOB_GPUS).
+# the GPU Slurm gave it (the prolog got SLURM_JOB_GPUS).  Both running
+# jobs count: two GPU-job pairs over the two workers.
 on 127.0.10.2 "grep -x 'Prolog=/etc/slurm/prolog-dcgm-job-map' /etc/slurm/slurm.conf; stat -c '%a %U:%G' /etc/slurm/prolog-dcgm-job-map /etc/slurm/epilog-dcgm-job-map /run/dcgm-job-map; cat /etc/tmpfiles.d/provision-dcgm-job-map.conf" > "$W/jobmap-conf.txt" 2>&1
 [ "$(sed -n '1,4p;$p' "$W/jobmap-conf.txt" | tr '\n' ';')" = "Prolog=/etc/slurm/prolog-dcgm-job-map;755 root:root;755 root:root;755 root:root;d /run/dcgm-job-map 0755 root root -;" ] &&
 	ok "worker-01 runs the job mapping prolog and epilog (0755 root), its folder made now and at boot" ||
 	{ not_ok "worker-01's job mapping prolog, epilog and folder"; sed 's/^/# /' "$W/jobmap-conf.txt"; }
 # Slurm builds the prolog's SLURM_JOB_GPUS from the GPU devices slurmd
-# loaded (gres_common_prep_set_env); slurmd 22.05 refuses the count-only
-# stand-ins, regular files ("... is not a valid character or block
-# device"), so the prolog gets no SLURM_JOB_GPUS and maps nothing here
-# (measured: its environment has neither SLURM_JOB_GPUS nor
-# CUDA_VISIBLE_DEVICES).  Then the mapping checks say so and skip.
-jobmap_off=$(on 127.0.10.2 "grep -m1 -o '/var/lib/provision/gres/gpu0 is not a valid character or block device' /var/log/slurm/slurmd.log")
+# loaded: a gres.conf File that is no character or block device it
+# drops ("... is not a valid character or block device"), and a job on
+# it gets neither SLURM_JOB_GPUS nor CUDA_VISIBLE_DEVICES.  The slurm
+# step makes the count-only stand-ins character devices 120:N; where a
+# node has none (measured on the node, with slurmd's word for it) the
+# mapping checks say so and skip.
+on 127.0.10.2 "stat -c '%n %F %t:%T %a %U:%G' /var/lib/provision/gres/gpu*; grep -c 'is not a valid character or block device' /var/log/slurm/slurmd.log" > "$W/standins.txt" 2>&1
+[ "$(tr '\n' ';' < "$W/standins.txt")" = "/var/lib/provision/gres/gpu0 character special file 78:0 600 root:root;/var/lib/provision/gres/gpu1 character special file 78:1 600 root:root;0;" ] &&
+	ok "worker-01's count-only GPUs are stand-in character devices 120:0 and 120:1 (0600 root), none refused by slurmd" ||
+	{ not_ok "worker-01's count-only GPUs are stand-in character devices"; sed 's/^/# /' "$W/standins.txt"; }
+jobmap_off=$(on 127.0.10.2 "[ -c /var/lib/provision/gres/gpu0 ] || echo '/var/lib/provision/gres/gpu0 is no character device'; grep -m1 -o '[^ ]* is not a valid character or block device' /var/log/slurm/slurmd.log")
 jobmap_skip() {
-	echo "# skip: $1: slurmd refuses the stand-in GPUs ($jobmap_off): the prolog gets no SLURM_JOB_GPUS"
+	echo "# skip: $1: no stand-in GPU devices here ($(echo $jobmap_off)): the prolog gets no SLURM_JOB_GPUS"
 }
 if [ -n "$jobmap_off" ]; then
 	jobmap_skip "the DCGM job mapping while alice's jobs run"
 else
-	jobmap worker-01 127.0.10.2 && jobmap worker-02 127.0.10.3 &&
-		ok "while alice's 1-GPU jobs run, the DCGM job mapping file of each one's GPU holds its id ($(tr '\n' ' ' < "$W/jobmap.txt"))" ||
-		not_ok "the DCGM job mapping while alice's jobs run"
+	pairs=0
+	jobmap worker-01 127.0.10.2 && pairs=$(sed -n 's/^pairs //p' "$W/jobmap.txt") &&
+		cp "$W/jobmap.txt" "$W/jobmap-01.txt" && jobmap worker-02 127.0.10.3 &&
+		pairs=$((pairs + $(sed -n 's/^pairs //p' "$W/jobmap.txt"))) && [ "$pairs" -eq 2 ] &&
+		ok "while alice's two 1-GPU jobs run, the DCGM job mapping file of each one's GPU holds its id ($(grep -h '^got ' "$W/jobmap-01.txt" "$W/jobmap.txt" | tr '\n' ' '))" ||
+		{ not_ok "the DCGM job mapping while alice's two jobs run ($pairs GPU-job pairs)"; sed 's/^/# /' "$W/jobmap-01.txt" "$W/jobmap.txt" 2>/dev/null; }
 fi
 # a few seconds of GPU time for usage to count, then no more
 sleep 5
@@ -294,6 +309,14 @@ for i in $(seq 1 30); do
 	[ "$(on 127.0.10.1 "squeue -h -j $low -o %T")" = RUNNING ] && break
 	sleep 1
 done
+# A 2-GPU job: its id in both GPU files of worker-01.
+if [ -n "$jobmap_off" ]; then
+	jobmap_skip "a 2-GPU job in both GPU files"
+else
+	jobmap worker-01 127.0.10.2 && grep -qxF "got  [('0', ['$low']), ('1', ['$low'])]" "$W/jobmap.txt" &&
+		ok "a 2-GPU job: the prolog put its id in both GPU files of worker-01 ($(grep '^got ' "$W/jobmap.txt"))" ||
+		{ not_ok "a 2-GPU job in both GPU files of worker-01 ('$low')"; sed 's/^/# /' "$W/jobmap.txt"; }
+fi
 high=$(sub carol worker-01 gpu:2)
 st=
 for i in $(seq 1 40); do
@@ -307,6 +330,15 @@ case "$st|$hist" in
 	ok "an urgent job takes a full worker's GPUs: the standard job is preempted and requeued" ;;
 *) not_ok "an urgent job preempts a standard one: '$st' '$hist' (jobs '$low' '$high')" ;;
 esac
+# The preempted job's epilog takes its id away, the urgent one's prolog
+# puts its own: both GPU files name the urgent job alone.
+if [ -n "$jobmap_off" ]; then
+	jobmap_skip "preemption in the GPU files"
+else
+	jobmap worker-01 127.0.10.2 && grep -qxF "got  [('0', ['$high']), ('1', ['$high'])]" "$W/jobmap.txt" &&
+		ok "preemption: both GPU files of worker-01 name the urgent job alone ($(grep '^got ' "$W/jobmap.txt"))" ||
+		{ not_ok "preemption: both GPU files name the urgent job alone ('$low' '$high')"; sed 's/^/# /' "$W/jobmap.txt"; }
+fi
 on 127.0.10.1 "scancel -u alice; scancel -u carol" >/dev/null 2>&1
 for i in $(seq 1 30); do
 	on 127.0.10.1 "squeue -h" | grep -q . || break
@@ -333,9 +365,14 @@ det=$(on 127.0.10.1 "scontrol -d show job $two" | grep -o 'GRES=shard:2(IDX:[01]
 [ "$st3" = "PENDING Resources" ] && [ "$st" = RUNNING ] && [ -n "$det" ] &&
 	ok "shards: 3 of one GPU never start on the idle node, 2 run ($det)" ||
 	not_ok "shards: 3 wait, 2 run: '$st3' '$st' '$det'"
-# Two 1-shard jobs beside it: the only shards left are the other GPU's,
-# so both share it, and its mapping file lists both; one ends, the other
-# stays.
+# Two 1-shard jobs share a GPU (Slurm fills a GPU's shards first), and
+# its mapping file lists both; one ends, the other stays.  The worker has
+# two CPUs, one a job: the 2-shard job makes room first.
+on 127.0.10.1 "scancel $two" >/dev/null 2>&1
+for i in $(seq 1 30); do
+	on 127.0.10.1 "squeue -h -j $two" 2>/dev/null | grep -q . || break
+	sleep 1
+done
 if [ -n "$jobmap_off" ]; then
 	jobmap_skip "shards: two jobs on one GPU in its mapping file, one ends, the other stays"
 else
@@ -345,7 +382,7 @@ else
 		[ "$(on 127.0.10.1 "squeue -h -j $s1,$s2 -t R -o %i" | wc -l)" -eq 2 ] && break
 		sleep 1
 	done
-	jobmap worker-02 127.0.10.3 && grep '^got ' "$W/jobmap.txt" | grep -q -e "\['$s1', '$s2'\]" -e "\['$s2', '$s1'\]" &&
+	jobmap worker-02 127.0.10.3 && grep -qx -e "got  \[('[01]', \['$s1', '$s2'\])\]" -e "got  \[('[01]', \['$s2', '$s1'\])\]" "$W/jobmap.txt" &&
 		ok "shards: two jobs on one GPU, both in its mapping file ($(tr '\n' ' ' < "$W/jobmap.txt"))" ||
 		{ not_ok "shards: two jobs on one GPU, both in its mapping file ('$s1' '$s2')"; sed 's/^/# /' "$W/jobmap.txt"; }
 	on 127.0.10.1 "scancel $s1" >/dev/null 2>&1
@@ -353,7 +390,7 @@ else
 		on 127.0.10.1 "squeue -h -j $s1" 2>/dev/null | grep -q . || break
 		sleep 1
 	done
-	jobmap worker-02 127.0.10.3 && grep -q "^got .*\['$s2'\]" "$W/jobmap.txt" &&
+	jobmap worker-02 127.0.10.3 && grep -qx "got  \[('[01]', \['$s2'\])\]" "$W/jobmap.txt" &&
 		ok "shards: one ends, its epilog leaves the other job's id in the GPU's file" ||
 		{ not_ok "shards: one ends, the other job's id stays ('$s1' '$s2')"; sed 's/^/# /' "$W/jobmap.txt"; }
 fi
@@ -406,6 +443,12 @@ assert got[("worker-01", "users")]["verdict"] == "ok"
 PY
 	not_ok "verify fails worker-02's users and no other node's"
 
+# A count-only GPU's stand-in a plain file, as an older provision made
+# it (slurmd would drop that GPU's device): the next apply makes it the
+# device again and restarts slurmd, which reads it only when it starts.
+sd0=$(on 127.0.10.3 'pgrep -x slurmd')
+on 127.0.10.3 'rm -f /var/lib/provision/gres/gpu1 && echo "count-only GPU 1" > /var/lib/provision/gres/gpu1'
+
 # carol, her team and its QOS leave the plan.
 grep -v -e '^  carol:' -e '^    nlp:' -e '^    urgent:' -e '^  preempt_mode:' "$PLAN" > "$W/plan2.yaml" && mv "$W/plan2.yaml" "$PLAN"
 apply apply3; rc=$?
@@ -413,6 +456,11 @@ apply apply3; rc=$?
 	{ not_ok "apply without carol, nlp and urgent succeeds (exit $rc)"; tail -30 "$W/apply3.txt" | sed 's/^/# /'; }
 [ "$(on 127.0.10.3 'id -u bob')" = 3002 ] && ok "apply gave bob his uid back on worker-02" ||
 	not_ok "apply gave bob his uid back on worker-02"
+st=$(on 127.0.10.3 "stat -c '%F %t:%T %a' /var/lib/provision/gres/gpu1")
+sd1=$(on 127.0.10.3 'pgrep -x slurmd')
+[ "$st" = "character special file 78:1 600" ] && [ -n "$sd0" ] && [ -n "$sd1" ] && [ "$sd0" != "$sd1" ] &&
+	ok "apply made worker-02's plain stand-in file the device 120:1 again and restarted slurmd (pid $sd0, now $sd1)" ||
+	not_ok "apply mends a plain stand-in file and restarts slurmd: '$st', slurmd pid '$sd0' then '$sd1'"
 for a in 127.0.10.1 127.0.10.2 127.0.10.3; do
 	got=$(on $a 'echo $(id -u carol):$(getent shadow carol | cut -d: -f2 | cut -c1):$(getent shadow carol | cut -d: -f8):$(getent passwd carol | cut -d: -f7)')
 	[ "$got" = "3003:!:1:/usr/sbin/nologin" ] && ok "carol is locked on $a, her uid kept" ||
