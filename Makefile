@@ -143,10 +143,13 @@ deps-check:
 test: deps-check
 	$(MAKE) unit cli e2e
 
+# The sanitizers make code several times slower: each test's timeout
+# scales with them (Check reads CK_TIMEOUT_MULTIPLIER).
+UNIT_TIMEOUT_MULT = $(if $(filter 1,$(SAN)),4,1)
 unit: $(TEST_BINS) $(BIN)
 	@fail=0; for t in $(TEST_BINS); do \
 		echo "== $$t"; \
-		PROV_SRCDIR=$(CURDIR) $$t || fail=1; \
+		CK_TIMEOUT_MULTIPLIER=$(UNIT_TIMEOUT_MULT) PROV_SRCDIR=$(CURDIR) $$t || fail=1; \
 	done; exit $$fail
 
 cli: $(BIN)
