@@ -1403,6 +1403,7 @@ START_TEST(test_script_vmount_here)
 	buf_release(&b);
 	buf_release(&out);
 	free(yaml);
+	free(cat);
 	prov_errs_release(&errs);
 	plan_free(p);
 }
