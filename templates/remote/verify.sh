@@ -264,20 +264,22 @@ fi
 # hang), then a file written, read back and removed as V_WUSER (in its
 # own folder there when it has one), or for a read-only export a listing.
 vmount() {
-	if ! timeout -s KILL 20 ls -- "$1" >/dev/null 2>&1; then
-		echo "$1 - $V_WUSER unreachable"; return
+	# the mount point by name: `set --` below takes $1 for the command
+	vm_p=$1
+	if ! timeout -s KILL 20 ls -- "$vm_p" >/dev/null 2>&1; then
+		echo "$vm_p - $V_WUSER unreachable"; return
 	fi
-	vm_t=$(findmnt -n -o FSTYPE --target "$1" 2>/dev/null | tail -n 1)
-	vm_d=$1
-	if [ "$V_WUSER" != root ] && [ -d "$1/$V_WUSER" ]; then vm_d=$1/$V_WUSER; fi
-	if [ "$2" = ro ]; then echo "$1 ${vm_t:--} $V_WUSER read"; return; fi
+	vm_t=$(findmnt -n -o FSTYPE --target "$vm_p" 2>/dev/null | tail -n 1)
+	vm_d=$vm_p
+	if [ "$V_WUSER" != root ] && [ -d "$vm_p/$V_WUSER" ]; then vm_d=$vm_p/$V_WUSER; fi
+	if [ "$2" = ro ]; then echo "$vm_p ${vm_t:--} $V_WUSER read"; return; fi
 	vm_f=$vm_d/.provision-verify.$(hostname).$$
 	if [ "$V_WUSER" = root ]; then set --
 	else set -- setpriv --reuid="$V_WUSER" --regid="$(id -g "$V_WUSER")" --init-groups --; fi
 	if vm_e=$(timeout -s KILL 20 "$@" sh -c 'echo verify >"$1" && [ "$(cat "$1")" = verify ] && rm -f "$1"' sh "$vm_f" 2>&1); then
-		echo "$1 ${vm_t:--} $V_WUSER wrote $vm_d"
+		echo "$vm_p ${vm_t:--} $V_WUSER wrote $vm_d"
 	else
-		echo "$1 ${vm_t:--} $V_WUSER cannot-write $(printf '%s' "$vm_e" | tr '\n' ' ' | cut -c1-200)"
+		echo "$vm_p ${vm_t:--} $V_WUSER cannot-write $(printf '%s' "$vm_e" | tr '\n' ' ' | cut -c1-200)"
 	fi
 }
 if [ -n "$V_MOUNTS" ]; then

@@ -1312,6 +1312,92 @@ END_TEST
 
 
 /*
+ * verify.sh's vmount run here on a real folder: the storage section names
+ * each mount point first, the writable one "wrote" (vmount's `set --`
+ * once took $1, and every writable export's line began with the command).
+ */
+START_TEST(test_script_vmount_here)
+{
+	struct plan_opts	 po = PLAN_OPTS_INIT;
+	struct prov_errs	 errs = PROV_ERRS_INIT;
+	struct plan		*p = NULL;
+	struct plan_node	*sel[1];
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct verify_node	 vn;
+	struct buf		 b = BUF_INIT, out = BUF_INIT;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const struct verify_sec	*s;
+	char			 dir[] = "/tmp/test-vmount.XXXXXX";
+	char			 path[] = "/tmp/test-verify.XXXXXX";
+	char			 chunk[4096];
+	char			*cmd, *yaml, *want;
+	char			*cat = test_path("profiles");
+	FILE			*fp;
+	size_t			 n;
+	int			 fd;
+
+	po.builtin_dir = cat;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	yaml = xasprintf("version: 1\ncluster: { name: vm }\n"
+	    "nodes:\n  - { name: n1, role: head, address: 10.0.0.1 }\n"
+	    "software: { os: { distro: debian, release: \"12\" } }\n"
+	    "storage:\n"
+	    "  rw: { server: nas.example.com, path: /export/rw, mount: %s/rw }\n"
+	    "  ro: { server: nas.example.com, path: /export/ro, mount: %s/ro,"
+	    " readonly: true }\n", dir, dir);
+	if (plan_load_buf(&p, "vmount.yaml", yaml, strlen(yaml), &po,
+	    &errs) != 0) {
+		prov_errs_print(&errs, stderr);
+		ck_abort_msg("the plan did not load");
+	}
+	cmd = xasprintf("mkdir %s/rw %s/ro", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	sel[0] = &p->nodes[0];
+	o.job_timeout_s = 5;
+	verify_script(&b, p, &p->nodes[0], sel, 1, &o);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&out, chunk, n);
+	pclose(fp);
+	unlink(path);
+	free(cmd);
+
+	memset(&vn, 0, sizeof vn);
+	vn.pn = &p->nodes[0];
+	ck_assert_ok(verify_node_parse(&vn, out.buf, &err), &err);
+	s = verify_node_sec(&vn, "storage");
+	ck_assert_msg(s != NULL, "no storage section in:\n%s", out.buf);
+	want = xasprintf("%s/rw ", dir);
+	ck_assert_msg(str_starts(s->body, want) &&
+	    strstr(s->body, " root wrote ") != NULL,
+	    "the writable export's line: %s", s->body);
+	free(want);
+	want = xasprintf("\n%s/ro ", dir);
+	ck_assert_msg(strstr(s->body, want) != NULL &&
+	    strstr(s->body, " root read") != NULL,
+	    "the read-only export's line: %s", s->body);
+	free(want);
+	verify_node_release(&vn);
+	cmd = xasprintf("rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	buf_release(&b);
+	buf_release(&out);
+	free(yaml);
+	free(cat);
+	prov_errs_release(&errs);
+	plan_free(p);
+}
+END_TEST
+
+/*
  * A GPU node's burn-in script run here, where DCGM is not installed: the
  * GEMM sections say so (rc 127), the rows are skips, nothing is measured.
  */
@@ -1573,6 +1659,7 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_no_directory);
 	tcase_add_test(tc, test_eval_storage);
 	tcase_add_test(tc, test_script_runs_here);
+	tcase_add_test(tc, test_script_vmount_here);
 	tcase_add_test(tc, test_script_burnin_here);
 	tcase_add_test(tc, test_script_syntax_examples);
 	tcase_add_test(tc, test_script_no_partitions);
