@@ -86,6 +86,35 @@ node_answered(struct verify_node *vn, struct plan *p, const char *name,
 	vn->reached = 1;
 }
 
+/*
+ * Runs SCRIPT here with /bin/sh, as a node would, and appends what it
+ * printed to OUT.
+ */
+static void
+run_here(const struct buf *script, struct buf *out)
+{
+	char	 path[] = "/tmp/test-verify.XXXXXX";
+	char	 chunk[4096];
+	char	*cmd;
+	FILE	*fp;
+	size_t	 n;
+	int	 fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, script->buf, script->len),
+	    (ssize_t)script->len);
+	close(fd);
+	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(out, chunk, n);
+	pclose(fp);
+	unlink(path);
+	free(cmd);
+}
+
 /* The rows, when TEST_VERBOSE is set. */
 static void
 dump_rows(const struct rows *r)
@@ -1266,12 +1295,7 @@ START_TEST(test_script_runs_here)
 	struct verify_node	 vn;
 	struct buf		 b = BUF_INIT, out = BUF_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
-	char			 path[] = "/tmp/test-verify.XXXXXX";
-	char			 chunk[4096];
-	char			*cmd;
-	FILE			*fp;
-	size_t			 i, n;
-	int			 fd;
+	size_t			 i;
 	static const char *const secs[] = { "clock", "ip", "links", "getent",
 	    "reach", "time", "daemons", "slurm-ping", "sinfo", "scontrol",
 	    "srun", "end" };
@@ -1280,17 +1304,7 @@ START_TEST(test_script_runs_here)
 		sel[i] = &p->nodes[i];
 	o.job_timeout_s = 5;
 	verify_script(&b, p, &p->nodes[0], sel, 3, &o);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
-	close(fd);
-	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		buf_add(&out, chunk, n);
-	pclose(fp);
-	unlink(path);
+	run_here(&b, &out);
 
 	memset(&vn, 0, sizeof vn);
 	vn.pn = &p->nodes[0];
@@ -1305,7 +1319,6 @@ START_TEST(test_script_runs_here)
 	verify_node_release(&vn);
 	buf_release(&b);
 	buf_release(&out);
-	free(cmd);
 	plan_free(p);
 }
 END_TEST
@@ -1328,13 +1341,8 @@ START_TEST(test_script_vmount_here)
 	struct prov_err		 err = PROV_ERR_INIT;
 	const struct verify_sec	*s;
 	char			 dir[] = "/tmp/test-vmount.XXXXXX";
-	char			 path[] = "/tmp/test-verify.XXXXXX";
-	char			 chunk[4096];
 	char			*cmd, *yaml, *want;
 	char			*cat = test_path("profiles");
-	FILE			*fp;
-	size_t			 n;
-	int			 fd;
 
 	po.builtin_dir = cat;
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -1356,18 +1364,7 @@ START_TEST(test_script_vmount_here)
 	sel[0] = &p->nodes[0];
 	o.job_timeout_s = 5;
 	verify_script(&b, p, &p->nodes[0], sel, 1, &o);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
-	close(fd);
-	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		buf_add(&out, chunk, n);
-	pclose(fp);
-	unlink(path);
-	free(cmd);
+	run_here(&b, &out);
 
 	memset(&vn, 0, sizeof vn);
 	vn.pn = &p->nodes[0];
@@ -1412,13 +1409,7 @@ START_TEST(test_script_burnin_here)
 	struct rows		 rows = ROWS_INIT;
 	struct buf		 b = BUF_INIT, out = BUF_INIT;
 	struct prov_err		 err = PROV_ERR_INIT;
-	char			 path[] = "/tmp/test-verify.XXXXXX";
-	char			 chunk[4096];
-	char			*cmd;
 	const struct verify_sec	*s;
-	FILE			*fp;
-	size_t			 n;
-	int			 fd;
 
 	if (system("command -v dcgmproftester12 >/dev/null 2>&1 || "
 	    "command -v dcgmproftester13 >/dev/null 2>&1 || "
@@ -1427,17 +1418,7 @@ START_TEST(test_script_burnin_here)
 	sel[0] = plan_node(p, "gpu01");
 	o.burn_in = 1;
 	verify_script(&b, p, sel[0], sel, 1, &o);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, b.buf, b.len), (ssize_t)b.len);
-	close(fd);
-	cmd = xasprintf("sh %s </dev/null 2>/dev/null", path);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		buf_add(&out, chunk, n);
-	pclose(fp);
-	unlink(path);
+	run_here(&b, &out);
 
 	memset(&vn, 0, sizeof vn);
 	vn.pn = sel[0];
@@ -1462,7 +1443,6 @@ START_TEST(test_script_burnin_here)
 	verify_node_release(&vn);
 	buf_release(&b);
 	buf_release(&out);
-	free(cmd);
 	plan_free(p);
 }
 END_TEST
