@@ -1146,6 +1146,7 @@ apply_facts_done(struct apply_ctx *c, struct apply_node *an,
 	struct facts		*f = facts_new();
 	struct prov_err		 err = PROV_ERR_INIT;
 	struct render_hostinfo	*hi = &c->info[an->pi];
+	long long		 huge;
 
 	if (s->rc != 0 || facts_parse_script(f, s->out.buf, &err) != 0) {
 		char	*msg = xasprintf("facts: %s", err.msg != NULL ?
@@ -1161,9 +1162,16 @@ apply_facts_done(struct apply_ctx *c, struct apply_node *an,
 	an->have_facts = 1;
 	hi->have = 1;
 	hi->cpus = f->cpu_threads > 0 ? f->cpu_threads : 1;
-	/* huge pages are pinned: Slurm's RealMemory leaves them out */
-	hi->mem_mb = (long)((f->mem_kb - (f->hugepages_kb > 0 ?
-	    f->hugepages_kb : 0)) / 1024);
+	/*
+	 * Huge pages are pinned: Slurm's RealMemory leaves them out, those
+	 * the node has or those the plan will make, whichever is more.
+	 */
+	huge = plan_hugepages_kb(c->p);
+	if (f->hugepages_kb > huge)
+		huge = f->hugepages_kb;
+	if (huge > f->mem_kb)
+		huge = f->mem_kb;
+	hi->mem_mb = (long)((f->mem_kb - huge) / 1024);
 	hi->gpus = (long)f->ngpus;
 	if (c->o->run_dir != NULL) {
 		struct buf	 j = BUF_INIT;

@@ -2995,3 +2995,62 @@ plan_slurm_compute(const struct plan *p, const struct plan_node *n,
 	}
 	return 0;
 }
+
+/* A kernel size argument ("2M", "1G", "2048K") in KiB; 0 if unreadable. */
+static long long
+plan_karg_kb(const char *v)
+{
+	char		*end;
+	long long	 n = strtoll(v, &end, 10);
+
+	/* at most 1 TiB a page: no product below overflows */
+	if (end == v || n < 0 || n > 1LL << 30)
+		return 0;
+	switch (*end) {
+	case 'K':
+	case 'k':
+		return n;
+	case 'M':
+	case 'm':
+		return n <= 1LL << 20 ? n * 1024 : 0;
+	case 'G':
+	case 'g':
+		return n <= 1024 ? n * 1024 * 1024 : 0;
+	case '\0':
+		return n / 1024;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The memory the plan's kernel arguments pin in huge pages, in KiB: each
+ * "hugepages=N" counts in the size of the "hugepagesz=" before it, or the
+ * default ("default_hugepagesz=", else 2 MiB, x86's and arm64's).  Apply
+ * leaves it out of Slurm's RealMemory before the reboot that makes the
+ * pages too, so slurm.conf is the same before and after it (t020: the
+ * apply after a managed reboot changed slurm.conf).
+ */
+long long
+plan_hugepages_kb(const struct plan *p)
+{
+	const struct strvec	*a = &p->sw.kernel_args;
+	long long		 def = 2048, size = -1, total = 0;
+	size_t			 i;
+
+	for (i = 0; i < a->n; i++)
+		if (strncmp(a->v[i], "default_hugepagesz=", 19) == 0)
+			def = plan_karg_kb(a->v[i] + 19);
+	for (i = 0; i < a->n; i++) {
+		if (strncmp(a->v[i], "hugepagesz=", 11) == 0)
+			size = plan_karg_kb(a->v[i] + 11);
+		else if (strncmp(a->v[i], "hugepages=", 10) == 0) {
+			long long	n = strtoll(a->v[i] + 10, NULL, 10);
+
+			/* below 2^31 pages of 1 TiB, totals below 2^62 */
+			if (n > 0 && n < 1LL << 31 && total < 1LL << 50)
+				total += n * (size >= 0 ? size : def);
+		}
+	}
+	return total;
+}

@@ -519,4 +519,7 @@ void	plan_schema_walk(void (*fn)(void *arg, const char *path,
 /* Parse "a.b.c.d" into host order; -1 when it is not a dotted IPv4 address. */
 int	plan_parse_ipv4(const char *s, uint32_t *out);
 
+/* What software.kernel_args pin in huge pages, in KiB (0: none). */
+long long	plan_hugepages_kb(const struct plan *);
+
 #endif

@@ -1698,6 +1698,46 @@ START_TEST(test_plan_schema_hostile)
 }
 END_TEST
 
+/*
+ * The huge pages software.kernel_args will pin, before any node has them
+ * (apply leaves them out of Slurm's RealMemory before the reboot too):
+ * 2 MiB pages by default, then the size of the hugepagesz= before each
+ * hugepages=, or default_hugepagesz=.
+ */
+START_TEST(test_plan_hugepages_kb)
+{
+	static const struct {
+		const char	*args;
+		long long	 kb;
+	} cases[] = {
+		{ "[]", 0 },
+		{ "[ iommu=pt ]", 0 },
+		{ "[ hugepages=16 ]", 16 * 2048 },
+		{ "[ hugepagesz=1G, hugepages=4, hugepagesz=2M, hugepages=8 ]",
+		    4 * 1048576 + 8 * 2048 },
+		{ "[ default_hugepagesz=1G, hugepages=2 ]", 2 * 1048576 },
+		{ "[ hugepagesz=x, hugepages=2 ]", 0 },
+		{ "[ hugepages=99999999999999999999 ]", 0 },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct test_plan	 t;
+		char			*text = xasprintf(HDR "software:\n"
+		    "  os: { distro: debian, release: '12' }\n"
+		    "  kernel_args: %s\n", cases[i].args);
+
+		test_plan_buf(&t, "t.yaml", text);
+		ck_assert_msg(t.r == 0, "%s did not load", cases[i].args);
+		ck_assert_msg(plan_hugepages_kb(t.p) == cases[i].kb,
+		    "%s: %lld KiB, not %lld", cases[i].args,
+		    plan_hugepages_kb(t.p), cases[i].kb);
+		test_plan_release(&t);
+		free(text);
+	}
+}
+END_TEST
+
 static Suite *
 plan_suite(void)
 {
@@ -1726,6 +1766,7 @@ plan_suite(void)
 	tcase_add_test(tc, test_plan_profiles);
 	tcase_add_test(tc, test_plan_error_files_outlive);
 	tcase_add_test(tc, test_plan_missing_file);
+	tcase_add_test(tc, test_plan_hugepages_kb);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
