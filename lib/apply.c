@@ -328,6 +328,12 @@ struct apply_node {
 	const struct apply_step	*rebooted_for;	/* must not ask again */
 	int			 held;		/* --no-reboot stopped it */
 	int			 requeued;	/* back: the rest of its wave */
+	/*
+	 * --resume with a reboot owed: every step runs again.  Read once,
+	 * at the run's start: the reboot this run makes settles the state's
+	 * row, and the steps after it must still run (t020's slurm did not).
+	 */
+	int			 owed_known, owed;
 };
 
 struct apply_ctx {
@@ -1611,14 +1617,18 @@ apply_reboot_owed(const struct apply_ctx *c, const struct apply_node *an)
 
 /* Does this run run `st` on this node (plan, --step, --resume)? */
 static int
-apply_runs_on(const struct apply_ctx *c, const struct apply_node *an,
+apply_runs_on(const struct apply_ctx *c, struct apply_node *an,
     const struct apply_step *st)
 {
+	if (!an->owed_known) {
+		an->owed = apply_reboot_owed(c, an);
+		an->owed_known = 1;
+	}
 	return an->selected && st->wanted(c->p, an->pn) &&
 	    (c->o->only_step == NULL ||
 	    strcmp(c->o->only_step, st->name) == 0) &&
 	    !(c->o->resume && state_res_done(state_get(c->st, an->pn->name,
-	    st->name)) && !apply_reboot_owed(c, an));
+	    st->name)) && !an->owed);
 }
 
 /* Queue, for every live selected node, the steps from..to (head-first rules). */
