@@ -565,22 +565,47 @@ render_export_opts(struct buf *b, const struct plan_export *x)
 }
 
 /*
+ * Whether mount point M lies under the folders that a service's
+ * ProtectHome= covers.  Setting up such a service's namespace touches the
+ * folder, which triggers an automount there: with the server down the
+ * trigger fails and so does the service (226/NAMESPACE: chrony at boot),
+ * and it stays failed once the server is back.  A background mount (nfs(5)
+ * `bg`, which systemd turns into a mount retried without end and not
+ * waited for) leaves a plain folder there until the server answers.
+ */
+static int
+render_storage_bg(const char *m)
+{
+	static const char *const hidden[] = { "/home", "/root", "/run/user" };
+	size_t	i, n;
+
+	for (i = 0; i < ARRAY_SIZE(hidden); i++) {
+		n = strlen(hidden[i]);
+		if (strncmp(m, hidden[i], n) == 0 && (m[n] == '\0' || m[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * storage: for templates/storage.sh.  On the node serving exports,
  * STORAGE_EXPORTS is /etc/exports.d/provision.exports (each client by its
  * address) and STORAGE_EXPORT_DIRS their folders; on every node that
  * mounts one, STORAGE_FSTAB is the block of /etc/fstab and STORAGE_MOUNTS
- * the mount points, one a line.  A client mounts over NFS with systemd's
- * automount, `_netdev,nofail` and a mount timeout, so a server that is
- * down never holds its boot; the server mounts its own export with a bind
- * mount.  STORAGE_MANAGED: the plan has a storage: section (an empty one
- * removes what an earlier plan set up).
+ * the mount points, one a line.  A client mounts over NFS with `_netdev,
+ * nofail`, so a server that is down never holds its boot: through systemd's
+ * automount with a mount timeout, or, under the folders that services'
+ * ProtectHome= hides (render_storage_bg), as a background mount listed in
+ * STORAGE_BG ("MOUNT SECONDS": how long apply waits for it).  The server
+ * mounts its own export with a bind mount.  STORAGE_MANAGED: the plan has
+ * a storage: section (an empty one removes what an earlier plan set up).
  */
 static void
 render_storage_vars(struct buf *out, const struct plan *p,
     const struct plan_node *n)
 {
 	struct buf	ex = BUF_INIT, dirs = BUF_INIT, fs = BUF_INIT;
-	struct buf	mnt = BUF_INIT;
+	struct buf	mnt = BUF_INIT, bg = BUF_INIT;
 	size_t		i, j, k, nc;
 
 	for (i = 0; i < p->nexports; i++) {
@@ -609,11 +634,16 @@ render_storage_vars(struct buf *out, const struct plan *p,
 			buf_addf(&fs, "%s %s none bind,nofail 0 0\n", x->path,
 			    x->mount);
 		} else {
-			buf_addf(&fs, "%s:%s %s nfs %s,_netdev,nofail,"
-			    "x-systemd.automount,x-systemd.mount-timeout=%ld",
+			buf_addf(&fs, "%s:%s %s nfs %s,_netdev,nofail,",
 			    x->server_node != NULL ?
 			    render_addr(x->server_node) : x->server, x->path,
-			    x->mount, x->readonly ? "ro" : "rw", x->timeout_s);
+			    x->mount, x->readonly ? "ro" : "rw");
+			if (render_storage_bg(x->mount)) {
+				buf_adds(&fs, "bg");
+				buf_addf(&bg, "%s %ld\n", x->mount, x->timeout_s);
+			} else
+				buf_addf(&fs, "x-systemd.automount,"
+				    "x-systemd.mount-timeout=%ld", x->timeout_s);
 			for (k = 0; k < x->options.n; k++)
 				buf_addf(&fs, ",%s", x->options.v[k]);
 			buf_adds(&fs, " 0 0\n");
@@ -625,10 +655,12 @@ render_storage_vars(struct buf *out, const struct plan *p,
 	render_var(out, "STORAGE_EXPORT_DIRS", dirs.buf);
 	render_var(out, "STORAGE_FSTAB", fs.buf);
 	render_var(out, "STORAGE_MOUNTS", mnt.buf);
+	render_var(out, "STORAGE_BG", bg.buf);
 	buf_release(&ex);
 	buf_release(&dirs);
 	buf_release(&fs);
 	buf_release(&mnt);
+	buf_release(&bg);
 }
 
 /*

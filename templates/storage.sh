@@ -7,15 +7,21 @@
 # server running.  Every node that mounts an export gets a block of
 # /etc/fstab: NFS with `_netdev,nofail,x-systemd.automount` and a mount
 # timeout, so a node whose server is down still boots (the mount is tried
-# on first access, not at boot, and a failed one is no failed boot); the
-# server mounts its own export with a bind mount.  A mount point the plan
+# on first access, not at boot, and a failed one is no failed boot).
+# Under /home, /root and /run/user the line says `bg` instead: services
+# with ProtectHome= touch those folders when they start, and an automount
+# whose server is down fails them (lib/render.c render_storage_bg); a
+# background mount is retried by systemd until the server answers, and
+# the boot does not wait for it.  The server mounts its own export with a
+# bind mount.  A mount point the plan
 # no longer has is unmounted and leaves the block; the mount points this
 # step manages are kept in $STORAGE_STATE.
 #
 # STORAGE_MANAGED (1: the plan has storage:), STORAGE_EXPORTS (the exports
 # file, on the server), STORAGE_EXPORT_DIRS, STORAGE_FSTAB (this node's
-# lines), STORAGE_MOUNTS (this node's mount points, one a line): every
-# field a typed plan value (lib/render.c).
+# lines), STORAGE_MOUNTS (this node's mount points, one a line),
+# STORAGE_BG ("MOUNT SECONDS" for each background mount: how long this
+# step waits for it): every field a typed plan value (lib/render.c).
 
 STORAGE_EXPORTS_FILE=/etc/exports.d/provision.exports
 STORAGE_STATE=$PROV_STATE_DIR/storage
@@ -61,6 +67,12 @@ storage_type() {
 	printf '%s\n' "$STORAGE_FSTAB" | awk -v m="$1" '$2 == m { print $3 }'
 }
 
+# How long this step waits for background mount PATH; nothing for the
+# other mounts.
+storage_bg_wait() {
+	printf '%s\n' "$STORAGE_BG" | awk -v m="$1" '$1 == m { print $2 }'
+}
+
 # The lines of /etc/fstab's provision block now.
 storage_block() {
 	[ -f /etc/fstab ] || return 0
@@ -90,10 +102,13 @@ storage_gone() {
 	done <"$STORAGE_STATE"
 }
 
-# The mount point is served: NFS by an active automount unit, a bind
-# mounted.
+# The mount point is served: NFS by an active automount unit, a bind or
+# a background mount mounted.
 storage_mount_ok() {
-	if [ "$(storage_type "$1")" = nfs ]; then
+	if [ -n "$(storage_bg_wait "$1")" ]; then
+		mountpoint -q -- "$1" ||
+			prov_why "$1 is not mounted ($(storage_unit "$1" mount) waits for its server)"
+	elif [ "$(storage_type "$1")" = nfs ]; then
 		systemctl is-active --quiet "$(storage_unit "$1" automount)" ||
 			prov_why "$1: $(storage_unit "$1" automount) is not active"
 	else
@@ -197,6 +212,22 @@ storage_umount() {
 	prov_changed
 }
 
+# storage_bg_start PATH: start background mount PATH and wait for it as
+# long as the plan says.  systemd keeps trying after a failure here: the
+# step fails, and the node mounts once its server answers.
+storage_bg_start() {
+	_sbs_u=$(storage_unit "$1" mount)
+	systemctl start --no-block "$_sbs_u" >&2 || prov_fail "$_sbs_u does not start"
+	_sbs_end=$(($(date +%s) + $(storage_bg_wait "$1")))
+	until mountpoint -q -- "$1"; do
+		[ "$(date +%s)" -lt "$_sbs_end" ] ||
+			prov_fail "$1 is not mounted after $(storage_bg_wait "$1") s (is its server up and exporting to this node?): $(systemctl status --no-pager "$_sbs_u" 2>&1 | tail -n 5)"
+		sleep 1
+	done
+	prov_log "mounted $1"
+	prov_changed
+}
+
 step_apply() {
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages) || prov_fail "cannot install $(step_packages)"
@@ -225,6 +256,10 @@ EOF
 		# a changed line: remount with its new options
 		if [ "$_sa_same" = 0 ] && mountpoint -q -- "$_sa_m"; then
 			storage_umount "$_sa_m"
+		fi
+		if [ -n "$(storage_bg_wait "$_sa_m")" ]; then
+			storage_bg_start "$_sa_m"
+			continue
 		fi
 		if [ "$(storage_type "$_sa_m")" = nfs ]; then
 			_sa_u=$(storage_unit "$_sa_m" automount)

@@ -819,8 +819,9 @@ START_TEST(test_render_step_storage)
 {
 	static const char *const names[] = { "STORAGE_MANAGED",
 	    "STORAGE_EXPORTS", "STORAGE_EXPORT_DIRS", "STORAGE_FSTAB",
-	    "STORAGE_MOUNTS", "SLURM_ROLE" };
-	static const char *const want[][6] = {
+	    "STORAGE_MOUNTS", "SLURM_ROLE", "STORAGE_BG" };
+	/* /home is a background mount (bg): ProtectHome= and automounts */
+	static const char *const want[][7] = {
 		/* head-01: the server, its exports bound */
 		{ "1",
 		  "/srv/nfs/home 10.0.0.2(rw,sync,no_subtree_check,"
@@ -832,23 +833,22 @@ START_TEST(test_render_step_storage)
 		  "/srv/nfs/home\n/srv/nfs/slurm\n",
 		  "/srv/nfs/home /home none bind,nofail 0 0\n"
 		  "/srv/nfs/slurm /var/spool/slurm-state none bind,nofail 0 0\n",
-		  "/home\n/var/spool/slurm-state\n", "controller" },
+		  "/home\n/var/spool/slurm-state\n", "controller", "" },
 		/* head-02: the backup controller, both over NFS */
 		{ "1", "", "",
-		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
-		  "x-systemd.automount,x-systemd.mount-timeout=30 0 0\n"
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,bg 0 0\n"
 		  "10.0.0.1:/srv/nfs/slurm /var/spool/slurm-state nfs rw,"
 		  "_netdev,nofail,x-systemd.automount,"
 		  "x-systemd.mount-timeout=20 0 0\n",
-		  "/home\n/var/spool/slurm-state\n", "controller" },
+		  "/home\n/var/spool/slurm-state\n", "controller",
+		  "/home 30\n" },
 		/* w01: home, and the data of a server outside the plan */
 		{ "1", "", "",
-		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
-		  "x-systemd.automount,x-systemd.mount-timeout=30 0 0\n"
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,bg 0 0\n"
 		  "nas.example.com:/export/data /data nfs ro,_netdev,nofail,"
 		  "x-systemd.automount,x-systemd.mount-timeout=30,vers=4.2,"
 		  "hard 0 0\n",
-		  "/home\n/data\n", "compute" },
+		  "/home\n/data\n", "compute", "/home 30\n" },
 	};
 	struct test_render	 t;
 	struct buf		 b = BUF_INIT;
@@ -887,10 +887,11 @@ START_TEST(test_render_step_storage)
 	test_render_text(&t, "version: 1\ncluster: { name: e }\nnodes: [ { "
 	    "name: n1, address: 10.0.0.1 } ]\nstorage: {}\n");
 	ck_assert_ok(render_step(&b, &t.in, 0, "storage", &err), &err);
-	test_render_eval(&vals, b.buf, names, 5);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
 	ck_assert_str_eq(vals.v[0], "1");
 	for (i = 1; i < 5; i++)
 		ck_assert_str_eq(vals.v[i], "");
+	ck_assert_str_eq(vals.v[6], "");
 	strvec_clear(&vals);
 	buf_release(&b);
 	test_render_release(&t);
