@@ -35,10 +35,14 @@ reboot_wait() {
 	_rw_id=$(reboot_id) || exit 1
 	_rw_st=$(timeout "$1" systemctl is-system-running --wait 2>/dev/null) || true
 	[ -n "$_rw_st" ] || _rw_st=starting
-	_rw_failed=
+	_rw_units=
 	if [ "$_rw_st" = degraded ]; then
-		_rw_failed=$(systemctl list-units --failed --plain --no-legend 2>/dev/null |
+		_rw_units=$(systemctl list-units --failed --plain --no-legend 2>/dev/null |
 			awk '{ printf " %s", $1 }')
+	elif [ "$_rw_st" = starting ]; then
+		# what the boot still waits on (a mount whose server is down)
+		_rw_units=$(systemctl list-jobs --plain --no-legend 2>/dev/null |
+			awk '$4 == "running" { printf " %s", $2 }')
 	fi
-	echo "boot $_rw_id $_rw_st$_rw_failed"
+	echo "boot $_rw_id $_rw_st$_rw_units"
 }

@@ -111,7 +111,9 @@ test_script(void)
 	    "reboot_wait() {\n"
 	    "\tid=$(cat $D/$ME)\n"
 	    "\tcase $ME in 127.0.118.4) echo \"boot $id degraded x.service "
-	    "y.service\" ;; *) echo \"boot $id running\" ;; esac\n"
+	    "y.service\" ;;\n"
+	    "\t127.0.118.1) echo \"boot $id starting home.mount\" ;;\n"
+	    "\t*) echo \"boot $id running\" ;; esac\n"
 	    "}\n", test_dir);
 }
 
@@ -169,7 +171,7 @@ START_TEST(test_reboot_run)
 	/* w2 and w3 together, then w4 once both are done, the head last */
 	ck_assert_str_eq(te.log.buf,
 	    "start w2\nstart w3\ndone w2\ndone w3 failed\nstart w4\ndone w4\n"
-	    "start head\ndone head\n");
+	    "start head\ndone head failed\n");
 	ck_assert_int_eq(nodes[1].res, REBOOT_OK);
 	ck_assert_ptr_null(nodes[1].msg);
 	ck_assert_int_eq(nodes[2].res, REBOOT_FAILED);
@@ -178,7 +180,10 @@ START_TEST(test_reboot_run)
 	ck_assert_int_eq(nodes[3].res, REBOOT_DEGRADED);
 	ck_assert_str_eq(nodes[3].msg, "degraded, failed units: x.service "
 	    "y.service");
-	ck_assert_int_eq(nodes[0].res, REBOOT_OK);
+	/* its boot waits on a mount (an NFS server down): the unit said */
+	ck_assert_int_eq(nodes[0].res, REBOOT_FAILED);
+	ck_assert_str_eq(nodes[0].msg, "back, but its boot did not finish: "
+	    "systemd says starting, still at work on: home.mount");
 	/* on the nodes' side: no start of a batch before the last was back */
 	script_log = xasprintf("%s/log", test_dir);
 	ck_assert_int_eq(buf_read_file(&log, script_log), 0);
