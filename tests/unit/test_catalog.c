@@ -431,10 +431,77 @@ START_TEST(test_catalog_lookup_hgx_systems)
 	ck_assert_str_eq(s->gpus.model, "h200-sxm");
 	ck_assert_int_eq(s->psu_count, -1);
 	ck_assert_ptr_null(s->psu_redundancy);
-	ck_assert_int_eq(s->cpu_sockets, -1);
+	/* Supermicro's own MLPerf systems: two sockets, 32 DIMMs installed. */
+	ck_assert_int_eq(s->cpu_sockets, 2);
+	ck_assert_int_eq(s->memory_slots, 32);
+	ck_assert(test_catalog_has(&s->m.unconfirmed, "memory_slots"));
+	ck_assert(test_catalog_has(&s->m.sources, "S-MLP-SMC-821GE"));
 	ck_assert(test_catalog_has(&s->m.unconfirmed, "rack_units"));
 	ck_assert(test_catalog_has(&s->m.unknown, "psu"));
 	ck_assert(test_catalog_has(&s->m.unknown, "slots"));
+	catalog_free(c);
+}
+END_TEST
+
+/*
+ * Supermicro's HGX B200 servers: their MLPerf systems give sockets,
+ * cooling and DIMMs installed, never height or PSUs, so those stay
+ * unknown (check assumes 1 U and asks the plan for psu).
+ */
+START_TEST(test_catalog_lookup_supermicro_b200)
+{
+	struct catalog		*c = test_catalog_shipped();
+	const struct cat_system	*air = catalog_system(c, "sys-a21ge-nbrt");
+	const struct cat_system	*lcc = catalog_system(c,
+	    "supermicro-sys-421ge-nbrt-lcc");
+	const struct cat_system	*gnr = catalog_system(c,
+	    "supermicro-sys-422ga-nbrt-lcc");
+
+	ck_assert_ptr_eq(air, catalog_system(c, "supermicro-sys-a21ge-nbrt"));
+	ck_assert_str_eq(air->gpus.model, "b200-sxm");
+	ck_assert_int_eq(air->gpus.count, 8);
+	ck_assert_str_eq(air->cooling, "air");
+	ck_assert_int_eq(air->cpu_sockets, 2);
+	ck_assert_int_eq(air->rack_units, -1);
+	ck_assert_int_eq(air->psu_count, -1);
+	ck_assert_ptr_null(air->cpu.model);
+	ck_assert(test_catalog_has(&air->m.unknown, "rack_units"));
+	ck_assert(test_catalog_has(&air->m.unknown, "psu"));
+
+	ck_assert_ptr_nonnull(lcc);
+	ck_assert_str_eq(lcc->cooling, "liquid");
+	ck_assert(isnan(lcc->heat_to_liquid_pct));
+	ck_assert(test_catalog_has(&lcc->m.unknown, "heat_to_liquid_pct"));
+
+	/* 24 DIMMs on two 12-channel sockets say nothing of the slots. */
+	ck_assert_ptr_nonnull(gnr);
+	ck_assert_int_eq(gnr->memory_slots, -1);
+	ck_assert(test_catalog_has(&gnr->m.unknown, "memory_slots"));
+	ck_assert_ptr_nonnull(catalog_system(c, "as-a126gs-tnbr"));
+	catalog_free(c);
+}
+END_TEST
+
+/*
+ * The Xeon 6776P per SKU from Intel's export, and the DGX B300 that fixes
+ * two of them: 88 lanes a socket, 2S by the catalog's Xeon rule.
+ */
+START_TEST(test_catalog_lookup_xeon_6776p)
+{
+	struct catalog		*c = test_catalog_shipped();
+	const struct cat_cpu	*cpu = catalog_cpu(c, "xeon-6776p");
+	const struct cat_system	*dgx = catalog_system(c, "dgx-b300");
+
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_int_eq(cpu->cores, 64);
+	ck_assert_int_eq(cpu->pcie_gen, 5);
+	ck_assert_int_eq(cpu->pcie_lanes, 88);
+	ck_assert_int_eq(cpu->pcie_lanes_2s, 176);
+	ck_assert(test_catalog_has(&cpu->m.unconfirmed, "pcie_lanes_2s"));
+	ck_assert(test_catalog_has(&cpu->m.sources, "S-ARK-XEON6"));
+	ck_assert_ptr_nonnull(dgx);
+	ck_assert_str_eq(dgx->cpu.model, "xeon-6776p");
+	ck_assert_int_eq(dgx->cpu.count, 2);
 	catalog_free(c);
 }
 END_TEST
@@ -972,6 +1039,8 @@ catalog_suite(void)
 	tcase_add_test(tc, test_catalog_lookup_others);
 	tcase_add_test(tc, test_catalog_lookup_new_systems);
 	tcase_add_test(tc, test_catalog_lookup_hgx_systems);
+	tcase_add_test(tc, test_catalog_lookup_supermicro_b200);
+	tcase_add_test(tc, test_catalog_lookup_xeon_6776p);
 	tcase_add_test(tc, test_catalog_by_pci);
 	suite_add_tcase(s, tc);
 
