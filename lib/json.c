@@ -9,6 +9,13 @@
 #include "json.h"
 #include "strvec.h"
 
+/* Printable ASCII but the quote and the backslash: written as it is. */
+static int
+json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 /*
  * JSON is UTF-8 (RFC 8259), and our own reader is libyaml, which refuses
  * control and C1 characters even in quoted strings and reads NEL, LS and
@@ -25,6 +32,19 @@ json_add_string(struct buf *b, const char *s)
 
 	buf_addch(b, '"');
 	for (; *p != '\0'; p++) {
+		/*
+		 * A run of printable ASCII needs no escape: one copy, not a
+		 * call per byte (state saves escape every row's text).
+		 */
+		n = 0;
+		while (json_plain(p[n]))
+			n++;
+		if (n > 0) {
+			buf_add(b, p, n);
+			p += n;
+			if (*p == '\0')
+				break;
+		}
 		switch (*p) {
 		case '"':
 			buf_adds(b, "\\\"");

@@ -17,6 +17,7 @@
 #include "schema.h"
 #include "state.h"
 #include "str.h"
+#include "strmap.h"
 #include "yml.h"
 
 static const char *const state_names[] = { "pending", "running", "ok",
@@ -34,19 +35,29 @@ state_res_done(enum state_res r)
 	return r == STATE_OK || r == STATE_CHANGED || r == STATE_SKIPPED;
 }
 
+/*
+ * The node named `name`, through the index: apply looks nodes up for every
+ * result and every save decision, and a scan would be quadratic at 1,000.
+ */
 static struct state_node *
 state_node_get(struct state *st, const char *name, int create)
 {
-	size_t	i;
+	struct state_node	*n;
+	void			*v = strmap_get(&st->index, name);
 
-	for (i = 0; i < st->n; i++)
-		if (strcmp(st->nodes[i].name, name) == 0)
-			return &st->nodes[i];
+	if (v != NULL)
+		return &st->nodes[(uintptr_t)v - 1];
 	if (!create)
 		return NULL;
 	ALLOC_GROW(st->nodes, st->n + 1, st->alloc);
-	memset(&st->nodes[st->n], 0, sizeof st->nodes[st->n]);
-	st->nodes[st->n].name = xstrdup(name);
+	n = &st->nodes[st->n];
+	memset(n, 0, sizeof *n);
+	n->name = xstrdup(name);
+	buf_init(&n->json, 0);
+	n->dirty = 1;
+	/* The key is the node's own copy: it lives as long as the map. */
+	(void)strmap_put(&st->index, n->name, (void *)(uintptr_t)(st->n + 1));
+	st->saved = 0;
 	return &st->nodes[st->n++];
 }
 
@@ -70,9 +81,11 @@ void
 state_set(struct state *st, const char *node, const char *step,
     enum state_res res, const char *msg, double elapsed)
 {
-	struct state_step	*s = state_step_get(state_node_get(st, node, 1),
-	    step, 1);
+	struct state_node	*n = state_node_get(st, node, 1);
+	struct state_step	*s = state_step_get(n, step, 1);
 
+	n->dirty = 1;
+	st->saved = 0;
 	s->res = res;
 	s->elapsed = elapsed;
 	s->at = time(NULL);
@@ -99,50 +112,111 @@ state_has(const struct state *st, const char *node, const char *step)
 	return n != NULL && state_step_get(n, step, 0) != NULL;
 }
 
-void
-state_to_json(struct buf *b, const struct state *st)
+/*
+ * The file is assembled from pieces so that state_save() can keep each
+ * node's piece between saves; state_to_json() and state_save() must give
+ * the same bytes (test_state checks it), which are what json.c's writer
+ * gave for the whole document:
+ *
+ *	HEAD "\n  " NODE ",\n  " NODE "\n}}\n"	(no node: HEAD "}}\n")
+ */
+static void
+state_head_json(struct buf *b, const char *run, const char *status)
+{
+	buf_adds(b, "{\"version\": 1, \"run\": ");
+	json_add_string(b, run);
+	buf_adds(b, ", \"status\": ");
+	json_add_string(b, status);
+	buf_adds(b, ", \"nodes\": {");
+}
+
+static void
+state_node_json(struct buf *b, const struct state_node *n)
 {
 	struct json_writer	jw;
-	size_t			i, j;
+	size_t			j;
 
+	json_add_string(b, n->name);
+	buf_adds(b, ": ");
 	json_init(&jw, b);
 	json_object_begin(&jw, NULL, 0);
-	json_int(&jw, "version", 1);
-	json_str(&jw, "run", st->run_id != NULL ? st->run_id : "");
-	json_str(&jw, "status", st->status != NULL ? st->status : "running");
-	json_object_begin(&jw, "nodes", JSON_LINES);
-	for (i = 0; i < st->n; i++) {
-		const struct state_node	*n = &st->nodes[i];
+	for (j = 0; j < n->n; j++) {
+		const struct state_step	*s = &n->steps[j];
 
-		json_object_begin(&jw, n->name, 0);
-		for (j = 0; j < n->n; j++) {
-			const struct state_step	*s = &n->steps[j];
-
-			json_object_begin(&jw, s->name, 0);
-			json_str(&jw, "result", state_res_name(s->res));
-			json_num(&jw, "elapsed", s->elapsed, 3);
-			json_int(&jw, "at", (long long)s->at);
-			json_str(&jw, "message", s->msg);
-			json_end(&jw);
-		}
+		json_object_begin(&jw, s->name, 0);
+		json_str(&jw, "result", state_res_name(s->res));
+		json_num(&jw, "elapsed", s->elapsed, 3);
+		json_int(&jw, "at", (long long)s->at);
+		json_str(&jw, "message", s->msg);
 		json_end(&jw);
 	}
 	json_end(&jw);
-	json_end(&jw);
-	json_finish(&jw);
+}
+
+static const char *
+state_run_text(const struct state *st)
+{
+	return st->run_id != NULL ? st->run_id : "";
+}
+
+static const char *
+state_status_text(const struct state *st)
+{
+	return st->status != NULL ? st->status : "running";
+}
+
+void
+state_to_json(struct buf *b, const struct state *st)
+{
+	size_t	i;
+
+	state_head_json(b, state_run_text(st), state_status_text(st));
+	for (i = 0; i < st->n; i++) {
+		buf_adds(b, i > 0 ? ",\n  " : "\n  ");
+		state_node_json(b, &st->nodes[i]);
+	}
+	buf_adds(b, st->n > 0 ? "\n}}\n" : "}}\n");
 }
 
 int
 state_save(struct state *st, struct prov_err *err)
 {
-	struct buf	b = BUF_INIT;
-	int		r;
+	const char	*run = state_run_text(st);
+	const char	*status = state_status_text(st);
+	size_t		 i;
 
-	state_to_json(&b, st);
-	r = buf_write_file_atomic(st->path, b.buf, b.len, 0600);
-	buf_release(&b);
-	if (r != 0)
+	/*
+	 * The file already holds exactly this: writing it again adds no
+	 * safety and costs an fsync.
+	 */
+	if (st->saved && strcmp(run, st->saved_run) == 0 &&
+	    strcmp(status, st->saved_status) == 0)
+		return 0;
+	buf_reset(&st->out);
+	state_head_json(&st->out, run, status);
+	for (i = 0; i < st->n; i++) {
+		struct state_node	*n = &st->nodes[i];
+
+		if (n->dirty) {
+			buf_reset(&n->json);
+			state_node_json(&n->json, n);
+			n->dirty = 0;
+		}
+		buf_adds(&st->out, i > 0 ? ",\n  " : "\n  ");
+		buf_add(&st->out, n->json.buf, n->json.len);
+	}
+	buf_adds(&st->out, st->n > 0 ? "\n}}\n" : "}}\n");
+	if (buf_write_file_atomic(st->path, st->out.buf, st->out.len, 0600) !=
+	    0) {
+		/* The file keeps an older save: the next one writes. */
+		st->saved = 0;
 		return prov_err_sys(err, "cannot write state '%s'", st->path);
+	}
+	free(st->saved_run);
+	free(st->saved_status);
+	st->saved_run = xstrdup(run);
+	st->saved_status = xstrdup(status);
+	st->saved = 1;
 	return 0;
 }
 
@@ -222,6 +296,7 @@ state_open(struct state **out, const char *path, struct prov_err *err)
 
 	*out = NULL;
 	yml_doc_init(&doc);
+	buf_init(&st->out, 0);
 	st->path = xstrdup(path);
 	if (buf_read_file(&b, path) != 0) {
 		if (errno != ENOENT) {
@@ -266,8 +341,13 @@ state_free(struct state *st)
 		}
 		free(st->nodes[i].steps);
 		free(st->nodes[i].name);
+		buf_release(&st->nodes[i].json);
 	}
+	strmap_clear(&st->index);
 	free(st->nodes);
+	buf_release(&st->out);
+	free(st->saved_run);
+	free(st->saved_status);
 	free(st->path);
 	free(st->run_id);
 	free(st->status);

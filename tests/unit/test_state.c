@@ -448,6 +448,264 @@ START_TEST(test_state_resave)
 }
 END_TEST
 
+/* The file's bytes (caller frees). */
+static char *
+test_state_file(const char *path)
+{
+	struct buf	b = BUF_INIT;
+
+	ck_assert_int_eq(buf_read_file(&b, path), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* The file holds what state_to_json() makes of st afresh. */
+static void
+test_state_file_is(const char *path, const struct state *st)
+{
+	struct buf	 want = BUF_INIT;
+	char		*got = test_state_file(path);
+	size_t		 i = 0;
+
+	state_to_json(&want, st);
+	while (got[i] != '\0' && got[i] == want.buf[i])
+		i++;
+	/* The first difference, not two whole files in the message. */
+	ck_assert_msg(got[i] == want.buf[i], "file differs at byte %zu of "
+	    "%zu: '%.60s' where '%.60s'", i, want.len, got + i, want.buf + i);
+	buf_release(&want);
+	free(got);
+}
+
+static ino_t
+test_state_ino(const char *path)
+{
+	struct stat	sb;
+
+	ck_assert_int_eq(stat(path, &sb), 0);
+	return sb.st_ino;
+}
+
+/*
+ * Saves write only the nodes changed since the last one: every change
+ * must still reach the file, whatever the node, and read back.
+ */
+START_TEST(test_state_save_changed_row)
+{
+	char			*dir = test_state_tmpdir();
+	char			*path = xasprintf("%s/state.json", dir);
+	struct state		*st = NULL, *st2 = NULL;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 a = BUF_INIT, b = BUF_INIT;
+	const struct state_step	*s;
+	char			 node[32];
+	size_t			 i;
+
+	ck_assert_ok(state_open(&st, path, &err), &err);
+	st->run_id = xstrdup("r1");
+	for (i = 0; i < 100; i++) {
+		snprintf(node, sizeof node, "gpu%03zu", i);
+		state_set(st, node, "lock", STATE_OK, NULL, 0.1);
+		state_set(st, node, "base", STATE_OK, NULL, 1);
+		state_set(st, node, "slurm", STATE_CHANGED, NULL, 2);
+	}
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+
+	/* One row of one node in the middle, then of the first and last. */
+	state_set(st, "gpu050", "slurm", STATE_FAILED, "exit 1: \"slurmd\"",
+	    3.5);
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	state_set(st, "gpu000", "base", STATE_SKIPPED, "no change", 0);
+	state_set(st, "gpu099", "lock", STATE_UNREACHABLE, "timeout", 4);
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	/* A new row on a node, a new node. */
+	state_set(st, "gpu007", "reboot", STATE_PENDING, "driver", 0);
+	state_set(st, "gpu100", "lock", STATE_OK, NULL, 0.2);
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	/* Only the run or only the status. */
+	free(st->status);
+	st->status = xstrdup("failed");
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	free(st->run_id);
+	st->run_id = xstrdup("r2");
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+
+	ck_assert_ok(state_open(&st2, path, &err), &err);
+	ck_assert_str_eq(st2->run_id, "r2");
+	ck_assert_str_eq(st2->status, "failed");
+	ck_assert_uint_eq(st2->n, 101);
+	s = test_state_step(st2, "gpu050", "slurm");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->res, STATE_FAILED);
+	ck_assert_str_eq(s->msg, "exit 1: \"slurmd\"");
+	ck_assert_double_eq_tol(s->elapsed, 3.5, 0.0005);
+	ck_assert_int_eq(state_get(st2, "gpu000", "base"), STATE_SKIPPED);
+	ck_assert_int_eq(state_get(st2, "gpu099", "lock"), STATE_UNREACHABLE);
+	ck_assert_int_eq(state_has(st2, "gpu007", "reboot"), 1);
+	ck_assert_int_eq(state_get(st2, "gpu100", "lock"), STATE_OK);
+	ck_assert_int_eq(state_get(st2, "gpu051", "slurm"), STATE_CHANGED);
+	state_to_json(&a, st);
+	state_to_json(&b, st2);
+	ck_assert_str_eq(b.buf, a.buf);
+	buf_release(&a);
+	buf_release(&b);
+	state_free(st);
+	state_free(st2);
+	free(path);
+	test_state_rmdir(dir);
+}
+END_TEST
+
+/*
+ * A save with nothing new leaves the file alone; any change rewrites it.
+ * A rewrite renames a new file over the old one while the old one is
+ * still open, so its inode differs from the one before.
+ */
+START_TEST(test_state_save_unchanged)
+{
+	char		*dir = test_state_tmpdir();
+	char		*path = xasprintf("%s/state.json", dir);
+	struct state	*st = NULL;
+	struct prov_err	 err = PROV_ERR_INIT;
+	ino_t		 ino;
+
+	ck_assert_ok(state_open(&st, path, &err), &err);
+	/* Even a state without a node is written once. */
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	ino = test_state_ino(path);
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_eq(test_state_ino(path), ino);
+
+	state_set(st, "gpu01", "base", STATE_OK, NULL, 1);
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_ne(test_state_ino(path), ino);
+	ino = test_state_ino(path);
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_eq(test_state_ino(path), ino);
+
+	/* The same status in a new string is no change... */
+	st->status = xstrdup("running");
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_eq(test_state_ino(path), ino);
+	/* ...another one is. */
+	free(st->status);
+	st->status = xstrdup("done");
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_ne(test_state_ino(path), ino);
+	test_state_file_is(path, st);
+	ino = test_state_ino(path);
+	st->run_id = xstrdup("r9");
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_uint_ne(test_state_ino(path), ino);
+	test_state_file_is(path, st);
+	state_free(st);
+	free(path);
+	test_state_rmdir(dir);
+}
+END_TEST
+
+/* After a failed save the next one writes everything, changed or not. */
+START_TEST(test_state_save_after_failure)
+{
+	char		*dir = test_state_tmpdir();
+	char		*sub = xasprintf("%s/sub", dir);
+	char		*path = xasprintf("%s/state.json", sub);
+	char		*cmd = xasprintf("rm -rf '%s'", sub);
+	struct state	*st = NULL, *st2 = NULL;
+	struct prov_err	 err = PROV_ERR_INIT;
+
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_ok(state_open(&st, path, &err), &err);
+	state_set(st, "gpu01", "base", STATE_OK, NULL, 1);
+	state_set(st, "gpu02", "base", STATE_OK, NULL, 1);
+	ck_assert_ok(state_save(st, &err), &err);
+
+	/* The folder goes: this save fails, the changed row is not on disk. */
+	ck_assert_int_eq(system(cmd), 0);
+	state_set(st, "gpu02", "base", STATE_FAILED, "exit 2", 1);
+	free(st->status);
+	st->status = xstrdup("failed");
+	ck_assert_int_eq(state_save(st, &err), -1);
+	prov_err_release(&err);
+
+	/* Room again: nothing changed since, and the save still writes. */
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_ok(state_save(st, &err), &err);
+	test_state_file_is(path, st);
+	ck_assert_ok(state_open(&st2, path, &err), &err);
+	ck_assert_int_eq(state_get(st2, "gpu01", "base"), STATE_OK);
+	ck_assert_int_eq(state_get(st2, "gpu02", "base"), STATE_FAILED);
+	ck_assert_str_eq(st2->status, "failed");
+	state_free(st);
+	state_free(st2);
+	free(cmd);
+	free(path);
+	free(sub);
+	test_state_rmdir(dir);
+}
+END_TEST
+
+/*
+ * A long run of changes and saves in a seeded random order, as apply
+ * makes them: after every save the file is exactly the whole state.
+ */
+START_TEST(test_state_save_random)
+{
+	static const char *const steps[] = { "lock", "facts", "base",
+		"gpu-driver", "slurm", "reboot" };
+	char		*dir = test_state_tmpdir();
+	char		*path = xasprintf("%s/state.json", dir);
+	struct state	*st = NULL, *st2 = NULL;
+	struct prov_err	 err = PROV_ERR_INIT;
+	struct buf	 a = BUF_INIT, b = BUF_INIT;
+	unsigned long	 seed = 0x5eed0000UL + (unsigned long)_i;
+	char		 node[32];
+	int		 k, saves = 0;
+
+	ck_assert_ok(state_open(&st, path, &err), &err);
+	for (k = 0; k < 600; k++) {
+		unsigned long	r;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		r = seed >> 33;
+		snprintf(node, sizeof node, "n%02lu", r % 40);
+		state_set(st, node, steps[(r / 40) % ARRAY_SIZE(steps)],
+		    (enum state_res)((r / 240) % 8), (r / 1920) % 3 == 0 ?
+		    NULL : tricky_msgs[(r / 5760) % ARRAY_SIZE(tricky_msgs)],
+		    (double)(r % 1000) / 8);
+		if ((r >> 20) % 17 == 0) {
+			free(st->status);
+			st->status = xstrdup((r >> 24) % 2 ? "running" :
+			    "failed");
+		}
+		if ((r >> 12) % 5 != 0)
+			continue;
+		ck_assert_ok(state_save(st, &err), &err);
+		test_state_file_is(path, st);
+		saves++;
+	}
+	ck_assert_int_gt(saves, 50);
+	ck_assert_ok(state_save(st, &err), &err);
+	ck_assert_ok(state_open(&st2, path, &err), &err);
+	state_to_json(&a, st);
+	state_to_json(&b, st2);
+	ck_assert_str_eq(b.buf, a.buf);
+	buf_release(&a);
+	buf_release(&b);
+	state_free(st);
+	state_free(st2);
+	free(path);
+	test_state_rmdir(dir);
+}
+END_TEST
+
 static Suite *
 state_suite(void)
 {
@@ -470,6 +728,13 @@ state_suite(void)
 	tcase_add_test(tc, test_state_unreadable);
 	tcase_add_test(tc, test_state_save_fails);
 	tcase_add_test(tc, test_state_resave);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("incremental");
+	tcase_add_test(tc, test_state_save_changed_row);
+	tcase_add_test(tc, test_state_save_unchanged);
+	tcase_add_test(tc, test_state_save_after_failure);
+	tcase_add_loop_test(tc, test_state_save_random, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
