@@ -165,7 +165,7 @@ verify_script_people(struct buf *b, const struct plan *p,
 /*
  * V_MOUNTS: "MOUNT rw|ro" a line, the exports this node mounts; V_WUSER:
  * who writes there (the plan's first user, in its own folder when the
- * mount has one, else root).
+ * mount has one, else the script takes the mount point's owner).
  */
 static void
 verify_script_storage(struct buf *b, const struct plan *p,

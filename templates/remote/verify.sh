@@ -24,7 +24,8 @@
 #	V_ACCT		1 on the head with Slurm accounting (sacctmgr)
 #	V_LOGS		1 on the log server (the others' log files)
 #	V_MOUNTS	"MOUNT rw|ro" a line: the exports this node mounts
-#	V_WUSER		who writes on them: a plan user, or root
+#	V_WUSER		who writes on them: a plan user in its own folder
+#			there, else the mount point's owner
 #	VJT		seconds a Slurm test job may take
 #	v_names		prints every planned node name, one a line
 #	v_others	the same without this node
@@ -261,8 +262,10 @@ if [ "$V_DIR" = 1 ]; then
 fi
 # vmount MOUNT rw|ro: "MOUNT FSTYPE WHO RESULT [WHY]": the mount point
 # touched (an automount mounts then; a dead server is a timeout, not a
-# hang), then a file written, read back and removed as V_WUSER (in its
-# own folder there when it has one), or for a read-only export a listing.
+# hang), then a file written, read back and removed as V_WUSER in its own
+# folder there, or where it has none as the mount point's owner (root, or
+# slurm in Slurm's state: who must write there), or for a read-only
+# export a listing.
 vmount() {
 	# the mount point by name: `set --` below takes $1 for the command
 	vm_p=$1
@@ -271,15 +274,21 @@ vmount() {
 	fi
 	vm_t=$(findmnt -n -o FSTYPE --target "$vm_p" 2>/dev/null | tail -n 1)
 	vm_d=$vm_p
-	if [ "$V_WUSER" != root ] && [ -d "$vm_p/$V_WUSER" ]; then vm_d=$vm_p/$V_WUSER; fi
-	if [ "$2" = ro ]; then echo "$vm_p ${vm_t:--} $V_WUSER read"; return; fi
-	vm_f=$vm_d/.provision-verify.$(hostname).$$
-	if [ "$V_WUSER" = root ]; then set --
-	else set -- setpriv --reuid="$V_WUSER" --regid="$(id -g "$V_WUSER")" --init-groups --; fi
-	if vm_e=$(timeout -s KILL 20 "$@" sh -c 'echo verify >"$1" && [ "$(cat "$1")" = verify ] && rm -f "$1"' sh "$vm_f" 2>&1); then
-		echo "$vm_p ${vm_t:--} $V_WUSER wrote $vm_d"
+	vm_u=$V_WUSER
+	if [ "$V_WUSER" != root ] && [ -d "$vm_p/$V_WUSER" ]; then
+		vm_d=$vm_p/$V_WUSER
 	else
-		echo "$vm_p ${vm_t:--} $V_WUSER cannot-write $(printf '%s' "$vm_e" | tr '\n' ' ' | cut -c1-200)"
+		vm_u=$(timeout -s KILL 20 stat -c %U -- "$vm_p" 2>/dev/null)
+		[ -n "$vm_u" ] && [ "$vm_u" != UNKNOWN ] || vm_u=root
+	fi
+	if [ "$2" = ro ]; then echo "$vm_p ${vm_t:--} $vm_u read"; return; fi
+	vm_f=$vm_d/.provision-verify.$(hostname).$$
+	if [ "$vm_u" = root ]; then set --
+	else set -- setpriv --reuid="$vm_u" --regid="$(id -g "$vm_u")" --init-groups --; fi
+	if vm_e=$(timeout -s KILL 20 "$@" sh -c 'echo verify >"$1" && [ "$(cat "$1")" = verify ] && rm -f "$1"' sh "$vm_f" 2>&1); then
+		echo "$vm_p ${vm_t:--} $vm_u wrote $vm_d"
+	else
+		echo "$vm_p ${vm_t:--} $vm_u cannot-write $(printf '%s' "$vm_e" | tr '\n' ' ' | cut -c1-200)"
 	fi
 }
 if [ -n "$V_MOUNTS" ]; then

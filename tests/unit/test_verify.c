@@ -1325,9 +1325,12 @@ END_TEST
 
 
 /*
- * verify.sh's vmount run here on a real folder: the storage section names
+ * verify.sh's vmount run here on real folders: the storage section names
  * each mount point first, the writable one "wrote" (vmount's `set --`
  * once took $1, and every writable export's line began with the command).
+ * A folder of another owner is written as that owner (Slurm's state is
+ * slurm's: t040 found root's plan user refused there), and one its owner
+ * cannot write says so.
  */
 START_TEST(test_script_vmount_here)
 {
@@ -1352,13 +1355,19 @@ START_TEST(test_script_vmount_here)
 	    "storage:\n"
 	    "  rw: { server: nas.example.com, path: /export/rw, mount: %s/rw }\n"
 	    "  ro: { server: nas.example.com, path: /export/ro, mount: %s/ro,"
-	    " readonly: true }\n", dir, dir);
+	    " readonly: true }\n"
+	    "  own: { server: nas.example.com, path: /export/own, mount: %s/own }\n"
+	    "  shut: { server: nas.example.com, path: /export/shut,"
+	    " mount: %s/shut }\n", dir, dir, dir, dir);
 	if (plan_load_buf(&p, "vmount.yaml", yaml, strlen(yaml), &po,
 	    &errs) != 0) {
 		prov_errs_print(&errs, stderr);
 		ck_abort_msg("the plan did not load");
 	}
-	cmd = xasprintf("mkdir %s/rw %s/ro", dir, dir);
+	/* daemon (uid 1) is on every Debian system */
+	cmd = xasprintf("chmod 755 %s && mkdir %s/rw %s/ro %s/own %s/shut && "
+	    "chown daemon: %s/own %s/shut && chmod 555 %s/shut", dir, dir, dir,
+	    dir, dir, dir, dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 	sel[0] = &p->nodes[0];
@@ -1380,6 +1389,16 @@ START_TEST(test_script_vmount_here)
 	ck_assert_msg(strstr(s->body, want) != NULL &&
 	    strstr(s->body, " root read") != NULL,
 	    "the read-only export's line: %s", s->body);
+	free(want);
+	/* "MOUNT FSTYPE WHO RESULT": the file system is this machine's */
+	want = xasprintf(" daemon wrote %s/own\n", dir);
+	ck_assert_msg(strstr(s->body, want) != NULL,
+	    "the owner's export, want '%s' in: %s", want, s->body);
+	free(want);
+	want = xasprintf("\n%s/shut ", dir);
+	ck_assert_msg(strstr(s->body, want) != NULL &&
+	    strstr(strstr(s->body, want), " daemon cannot-write ") != NULL,
+	    "the shut export, daemon cannot write, in: %s", s->body);
 	free(want);
 	verify_node_release(&vn);
 	cmd = xasprintf("rm -rf %s", dir);
