@@ -288,6 +288,27 @@ plan_is_role(const char *s)
 }
 
 /*
+ * Mount options the storage step writes itself: how a node waits for its
+ * server (automount or bg, nofail, _netdev, the timeout) and ro/rw.  One
+ * given again would win or fight over them: nfs(5) takes the last of bg
+ * and fg, and systemd's generator reads retry= and its x-systemd.* keys.
+ */
+static int
+plan_mount_opt_owned(const char *o)
+{
+	static const char *const own[] = { "bg", "fg", "nofail", "_netdev",
+	    "ro", "rw", "auto", "noauto" };
+	size_t	i;
+
+	if (str_starts(o, "x-systemd.") || str_starts(o, "retry="))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		if (strcmp(o, own[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
  * Exports: paths plain, one export a mount point, clients in the plan,
  * one node of the plan serving them all (the storage step runs there
  * first), and no export nobody mounts.
@@ -354,17 +375,24 @@ plan_resolve_storage(struct plan_ld *ld)
 			plan_ld_err(ld, x->src, "name its nodes under 'clients' "
 			    "or 'roles'", "no node of the plan mounts export "
 			    "'%s'", x->name);
-		for (k = 0; k < x->options.n; k++)
-			if (strchr(x->options.v[k], ',') != NULL) {
-				const struct yml_node	*l =
-				    yml_map_get(x->src, "options");
+		for (k = 0; k < x->options.n; k++) {
+			const struct yml_node	*l = yml_map_get(x->src, "options");
+			const struct yml_node	*at = l != NULL && l->kind ==
+			    YML_SEQ && k < l->n ? l->u.items[k] : l;
 
-				plan_ld_err(ld, l != NULL && l->kind ==
-				    YML_SEQ && k < l->n ? l->u.items[k] : l,
+			if (strchr(x->options.v[k], ',') != NULL)
+				plan_ld_err(ld, at,
 				    "one option an item: [ 'vers=4.2', 'hard' ]",
 				    "mount option '%s' holds a ','",
 				    x->options.v[k]);
-			}
+			else if (plan_mount_opt_owned(x->options.v[k]))
+				plan_ld_err(ld, at, "leave it out: the step "
+				    "sets ro or rw from 'readonly', and how a "
+				    "node waits for its server from the mount "
+				    "point and 'timeout_s'", "mount option '%s' "
+				    "is the storage step's own",
+				    x->options.v[k]);
+		}
 	}
 }
 
