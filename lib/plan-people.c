@@ -289,9 +289,10 @@ plan_is_role(const char *s)
 
 /*
  * Mount options the storage step writes itself: how a node waits for its
- * server (automount or bg, nofail, _netdev, the timeout) and ro/rw.  One
- * given again would win or fight over them: nfs(5) takes the last of bg
- * and fg, and systemd's generator reads retry= and its x-systemd.* keys.
+ * server (automount or a plain mount the timer retries, nofail, _netdev,
+ * the timeout) and ro/rw.  One given again would win or fight over them:
+ * `bg` makes the boot wait (systemd's generator turns it into a mount
+ * retried for days), and the generator reads retry= and x-systemd.*.
  */
 static int
 plan_mount_opt_owned(const char *o)

@@ -569,12 +569,13 @@ render_export_opts(struct buf *b, const struct plan_export *x)
  * ProtectHome= covers.  Setting up such a service's namespace touches the
  * folder, which triggers an automount there: with the server down the
  * trigger fails and so does the service (226/NAMESPACE: chrony at boot),
- * and it stays failed once the server is back.  A background mount (nfs(5)
- * `bg`, which systemd turns into a mount retried without end and not
- * waited for) leaves a plain folder there until the server answers.
+ * and it stays failed once the server is back.  A plain mount that failed
+ * leaves the node's own folder there, which namespaces hide fine; the
+ * timer mounts it once the server answers.  (nfs(5) `bg` would not do:
+ * systemd-user-sessions and so the gettys wait for /home's mount job.)
  */
 static int
-render_storage_bg(const char *m)
+render_storage_hidden(const char *m)
 {
 	static const char *const hidden[] = { "/home", "/root", "/run/user" };
 	size_t	i, n;
@@ -593,19 +594,20 @@ render_storage_bg(const char *m)
  * address) and STORAGE_EXPORT_DIRS their folders; on every node that
  * mounts one, STORAGE_FSTAB is the block of /etc/fstab and STORAGE_MOUNTS
  * the mount points, one a line.  A client mounts over NFS with `_netdev,
- * nofail`, so a server that is down never holds its boot: through systemd's
- * automount with a mount timeout, or, under the folders that services'
- * ProtectHome= hides (render_storage_bg), as a background mount listed in
- * STORAGE_BG ("MOUNT SECONDS": how long apply waits for it).  The server
- * mounts its own export with a bind mount.  STORAGE_MANAGED: the plan has
- * a storage: section (an empty one removes what an earlier plan set up).
+ * nofail` and a mount timeout, so a server that is down never holds its
+ * boot: through systemd's automount, or, under the folders that services'
+ * ProtectHome= hides (render_storage_hidden), as a plain mount that a
+ * timer starts again (STORAGE_REMOUNT, one mount point a line).  The
+ * server mounts its own export with a bind mount.  STORAGE_MANAGED: the
+ * plan has a storage: section (an empty one removes what an earlier plan
+ * set up).
  */
 static void
 render_storage_vars(struct buf *out, const struct plan *p,
     const struct plan_node *n)
 {
 	struct buf	ex = BUF_INIT, dirs = BUF_INIT, fs = BUF_INIT;
-	struct buf	mnt = BUF_INIT, bg = BUF_INIT;
+	struct buf	mnt = BUF_INIT, re = BUF_INIT;
 	size_t		i, j, k, nc;
 
 	for (i = 0; i < p->nexports; i++) {
@@ -634,16 +636,15 @@ render_storage_vars(struct buf *out, const struct plan *p,
 			buf_addf(&fs, "%s %s none bind,nofail 0 0\n", x->path,
 			    x->mount);
 		} else {
-			buf_addf(&fs, "%s:%s %s nfs %s,_netdev,nofail,",
+			buf_addf(&fs, "%s:%s %s nfs %s,_netdev,nofail,%s"
+			    "x-systemd.mount-timeout=%ld",
 			    x->server_node != NULL ?
 			    render_addr(x->server_node) : x->server, x->path,
-			    x->mount, x->readonly ? "ro" : "rw");
-			if (render_storage_bg(x->mount)) {
-				buf_adds(&fs, "bg");
-				buf_addf(&bg, "%s %ld\n", x->mount, x->timeout_s);
-			} else
-				buf_addf(&fs, "x-systemd.automount,"
-				    "x-systemd.mount-timeout=%ld", x->timeout_s);
+			    x->mount, x->readonly ? "ro" : "rw",
+			    render_storage_hidden(x->mount) ? "" :
+			    "x-systemd.automount,", x->timeout_s);
+			if (render_storage_hidden(x->mount))
+				buf_addf(&re, "%s\n", x->mount);
 			for (k = 0; k < x->options.n; k++)
 				buf_addf(&fs, ",%s", x->options.v[k]);
 			buf_adds(&fs, " 0 0\n");
@@ -655,12 +656,12 @@ render_storage_vars(struct buf *out, const struct plan *p,
 	render_var(out, "STORAGE_EXPORT_DIRS", dirs.buf);
 	render_var(out, "STORAGE_FSTAB", fs.buf);
 	render_var(out, "STORAGE_MOUNTS", mnt.buf);
-	render_var(out, "STORAGE_BG", bg.buf);
+	render_var(out, "STORAGE_REMOUNT", re.buf);
 	buf_release(&ex);
 	buf_release(&dirs);
 	buf_release(&fs);
 	buf_release(&mnt);
-	buf_release(&bg);
+	buf_release(&re);
 }
 
 /*

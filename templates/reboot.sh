@@ -40,7 +40,7 @@ reboot_wait() {
 		_rw_units=$(systemctl list-units --failed --plain --no-legend 2>/dev/null |
 			awk '{ printf " %s", $1 }')
 	elif [ "$_rw_st" = starting ]; then
-		# what the boot still waits on (a mount whose server is down)
+		# what the boot is still at work on
 		_rw_units=$(systemctl list-jobs --plain --no-legend 2>/dev/null |
 			awk '$4 == "running" { printf " %s", $2 }')
 	fi

@@ -8,23 +8,26 @@
 # /etc/fstab: NFS with `_netdev,nofail,x-systemd.automount` and a mount
 # timeout, so a node whose server is down still boots (the mount is tried
 # on first access, not at boot, and a failed one is no failed boot).
-# Under /home, /root and /run/user the line says `bg` instead: services
-# with ProtectHome= touch those folders when they start, and an automount
-# whose server is down fails them (lib/render.c render_storage_bg); a
-# background mount is retried by systemd until the server answers, and
-# the boot does not wait for it.  The server mounts its own export with a
-# bind mount.  A mount point the plan
+# Under /home, /root and /run/user an automount cannot be used: services
+# with ProtectHome= touch those folders when they start, which triggers
+# it, and with the server down they fail (chrony: 226/NAMESPACE) and stay
+# failed.  There the line is a plain mount (`_netdev,nofail` and the
+# timeout): with the server down it fails at boot, the folder stays the
+# node's own, and the boot goes on; provision-remount.timer starts such
+# mounts again every 30 s, so the node mounts once its server answers.
+# The server mounts its own export with a bind mount.  A mount point the plan
 # no longer has is unmounted and leaves the block; the mount points this
 # step manages are kept in $STORAGE_STATE.
 #
 # STORAGE_MANAGED (1: the plan has storage:), STORAGE_EXPORTS (the exports
 # file, on the server), STORAGE_EXPORT_DIRS, STORAGE_FSTAB (this node's
 # lines), STORAGE_MOUNTS (this node's mount points, one a line),
-# STORAGE_BG ("MOUNT SECONDS" for each background mount: how long this
-# step waits for it): every field a typed plan value (lib/render.c).
+# STORAGE_REMOUNT (those of them the timer mounts again): every field a
+# typed plan value (lib/render.c).
 
 STORAGE_EXPORTS_FILE=/etc/exports.d/provision.exports
 STORAGE_STATE=$PROV_STATE_DIR/storage
+STORAGE_REMOUNT_UNIT=/etc/systemd/system/provision-remount
 
 storage_applies() {
 	[ "$STORAGE_MANAGED" = 1 ] || [ -s "$STORAGE_STATE" ] ||
@@ -67,10 +70,88 @@ storage_type() {
 	printf '%s\n' "$STORAGE_FSTAB" | awk -v m="$1" '$2 == m { print $3 }'
 }
 
-# How long this step waits for background mount PATH; nothing for the
-# other mounts.
-storage_bg_wait() {
-	printf '%s\n' "$STORAGE_BG" | awk -v m="$1" '$1 == m { print $2 }'
+# Whether mount point PATH is a plain NFS mount the timer mounts again.
+storage_remounted() {
+	printf '%s\n' "$STORAGE_REMOUNT" | grep -qxF -- "$1"
+}
+
+# The retry service: start each such mount.  A start that fails is the
+# mount's own failure (`systemctl --failed` names it), not the service's.
+storage_remount_service() {
+	[ -n "$STORAGE_REMOUNT" ] || return 0
+	cat <<EOF
+[Unit]
+Description=provision: mount again the NFS folders that ProtectHome= hides, once their server answers
+After=network-online.target
+
+[Service]
+Type=oneshot
+EOF
+	while read -r _srs_m; do
+		[ -n "$_srs_m" ] || continue
+		echo "ExecStart=-/bin/systemctl start $(storage_unit "$_srs_m" mount)"
+	done <<EOF
+$STORAGE_REMOUNT
+EOF
+}
+
+storage_remount_timer() {
+	[ -n "$STORAGE_REMOUNT" ] || return 0
+	cat <<EOF
+[Unit]
+Description=provision: retry the NFS mounts under /home, /root and /run/user every 30 s
+
+[Timer]
+OnBootSec=60
+OnUnitActiveSec=30
+AccuracySec=5
+
+[Install]
+WantedBy=timers.target
+EOF
+}
+
+# The retry units are the plan's: present, enabled and running when it has
+# such mounts, gone when it has none.
+storage_remount_ok() {
+	if [ -z "$STORAGE_REMOUNT" ]; then
+		[ ! -e "$STORAGE_REMOUNT_UNIT.timer" ] ||
+			prov_why "$STORAGE_REMOUNT_UNIT.timer is left from an earlier plan"
+		return
+	fi
+	file_same "$STORAGE_REMOUNT_UNIT.service" 0644 root:root "$(storage_remount_service)" || return 1
+	file_same "$STORAGE_REMOUNT_UNIT.timer" 0644 root:root "$(storage_remount_timer)" || return 1
+	systemctl is-enabled --quiet provision-remount.timer ||
+		prov_why "provision-remount.timer is not enabled" || return 1
+	systemctl is-active --quiet provision-remount.timer ||
+		prov_why "provision-remount.timer is not running"
+}
+
+storage_remount_put() {
+	if [ -z "$STORAGE_REMOUNT" ]; then
+		[ -e "$STORAGE_REMOUNT_UNIT.timer" ] || return 0
+		systemctl disable --now provision-remount.timer >&2 ||
+			prov_fail "cannot stop provision-remount.timer"
+		file_absent "$STORAGE_REMOUNT_UNIT.timer"
+		file_absent "$STORAGE_REMOUNT_UNIT.service"
+		systemctl daemon-reload >&2 || prov_fail "systemctl daemon-reload failed"
+		return 0
+	fi
+	file_put "$STORAGE_REMOUNT_UNIT.service" 0644 root:root "$(storage_remount_service)" ||
+		prov_fail "cannot write $STORAGE_REMOUNT_UNIT.service"
+	_srp_changed=$PROV_FILE_CHANGED
+	file_put "$STORAGE_REMOUNT_UNIT.timer" 0644 root:root "$(storage_remount_timer)" ||
+		prov_fail "cannot write $STORAGE_REMOUNT_UNIT.timer"
+	if [ "$PROV_FILE_CHANGED" = 1 ] || [ "$_srp_changed" = 1 ]; then
+		systemctl daemon-reload >&2 || prov_fail "systemctl daemon-reload failed"
+	fi
+	if ! systemctl is-enabled --quiet provision-remount.timer ||
+		! systemctl is-active --quiet provision-remount.timer; then
+		systemctl enable --now provision-remount.timer >&2 ||
+			prov_fail "provision-remount.timer does not start"
+		prov_log "started provision-remount.timer"
+		prov_changed
+	fi
 }
 
 # The lines of /etc/fstab's provision block now.
@@ -103,12 +184,9 @@ storage_gone() {
 }
 
 # The mount point is served: NFS by an active automount unit, a bind or
-# a background mount mounted.
+# a mount the timer retries mounted.
 storage_mount_ok() {
-	if [ -n "$(storage_bg_wait "$1")" ]; then
-		mountpoint -q -- "$1" ||
-			prov_why "$1 is not mounted ($(storage_unit "$1" mount) waits for its server)"
-	elif [ "$(storage_type "$1")" = nfs ]; then
+	if [ "$(storage_type "$1")" = nfs ] && ! storage_remounted "$1"; then
 		systemctl is-active --quiet "$(storage_unit "$1" automount)" ||
 			prov_why "$1: $(storage_unit "$1" automount) is not active"
 	else
@@ -163,6 +241,7 @@ step_check() {
 $STORAGE_MOUNTS
 EOF
 	[ -z "$(storage_gone)" ] || prov_why "$(storage_gone | tr '\n' ' ')left the plan but are still managed" || return 1
+	storage_remount_ok || return 1
 	file_same "$STORAGE_STATE" 0644 root:root "$(storage_state_want)"
 }
 
@@ -212,26 +291,12 @@ storage_umount() {
 	prov_changed
 }
 
-# storage_bg_start PATH: start background mount PATH and wait for it as
-# long as the plan says.  systemd keeps trying after a failure here: the
-# step fails, and the node mounts once its server answers.
-storage_bg_start() {
-	_sbs_u=$(storage_unit "$1" mount)
-	systemctl start --no-block "$_sbs_u" >&2 || prov_fail "$_sbs_u does not start"
-	_sbs_end=$(($(date +%s) + $(storage_bg_wait "$1")))
-	until mountpoint -q -- "$1"; do
-		[ "$(date +%s)" -lt "$_sbs_end" ] ||
-			prov_fail "$1 is not mounted after $(storage_bg_wait "$1") s (is its server up and exporting to this node?): $(systemctl status --no-pager "$_sbs_u" 2>&1 | tail -n 5)"
-		sleep 1
-	done
-	prov_log "mounted $1"
-	prov_changed
-}
-
 step_apply() {
 	# shellcheck disable=SC2046
 	pkg_install $(step_packages) || prov_fail "cannot install $(step_packages)"
 	storage_server_put
+	# first: the timer must not mount again what leaves the plan below
+	storage_remount_put
 	for _sa_m in $(storage_gone); do
 		prov_log "unmounting $_sa_m: it left the plan"
 		storage_umount "$_sa_m"
@@ -257,11 +322,7 @@ EOF
 		if [ "$_sa_same" = 0 ] && mountpoint -q -- "$_sa_m"; then
 			storage_umount "$_sa_m"
 		fi
-		if [ -n "$(storage_bg_wait "$_sa_m")" ]; then
-			storage_bg_start "$_sa_m"
-			continue
-		fi
-		if [ "$(storage_type "$_sa_m")" = nfs ]; then
+		if [ "$(storage_type "$_sa_m")" = nfs ] && ! storage_remounted "$_sa_m"; then
 			_sa_u=$(storage_unit "$_sa_m" automount)
 		else
 			_sa_u=$(storage_unit "$_sa_m" mount)

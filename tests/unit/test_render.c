@@ -819,8 +819,8 @@ START_TEST(test_render_step_storage)
 {
 	static const char *const names[] = { "STORAGE_MANAGED",
 	    "STORAGE_EXPORTS", "STORAGE_EXPORT_DIRS", "STORAGE_FSTAB",
-	    "STORAGE_MOUNTS", "SLURM_ROLE", "STORAGE_BG" };
-	/* /home is a background mount (bg): ProtectHome= and automounts */
+	    "STORAGE_MOUNTS", "SLURM_ROLE", "STORAGE_REMOUNT" };
+	/* /home: a plain mount, retried (ProtectHome= and automounts) */
 	static const char *const want[][7] = {
 		/* head-01: the server, its exports bound */
 		{ "1",
@@ -836,19 +836,21 @@ START_TEST(test_render_step_storage)
 		  "/home\n/var/spool/slurm-state\n", "controller", "" },
 		/* head-02: the backup controller, both over NFS */
 		{ "1", "", "",
-		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,bg 0 0\n"
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
+		  "x-systemd.mount-timeout=30 0 0\n"
 		  "10.0.0.1:/srv/nfs/slurm /var/spool/slurm-state nfs rw,"
 		  "_netdev,nofail,x-systemd.automount,"
 		  "x-systemd.mount-timeout=20 0 0\n",
 		  "/home\n/var/spool/slurm-state\n", "controller",
-		  "/home 30\n" },
+		  "/home\n" },
 		/* w01: home, and the data of a server outside the plan */
 		{ "1", "", "",
-		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,bg 0 0\n"
+		  "10.0.0.1:/srv/nfs/home /home nfs rw,_netdev,nofail,"
+		  "x-systemd.mount-timeout=30 0 0\n"
 		  "nas.example.com:/export/data /data nfs ro,_netdev,nofail,"
 		  "x-systemd.automount,x-systemd.mount-timeout=30,vers=4.2,"
 		  "hard 0 0\n",
-		  "/home\n/data\n", "compute", "/home 30\n" },
+		  "/home\n/data\n", "compute", "/home\n" },
 	};
 	struct test_render	 t;
 	struct buf		 b = BUF_INIT;
