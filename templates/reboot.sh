@@ -4,9 +4,11 @@
 #
 #   reboot_start        print "boot ID" (the boot now), then reboot once
 #                       this session has ended
-#   reboot_wait SECONDS print "boot ID STATE [FAILED-UNIT...]" once systemd
-#                       says the boot is finished (running, degraded, ...)
-#                       or SECONDS have passed (STATE starting)
+#   reboot_wait SECONDS print "boot ID STATE [UNIT...]" once systemd says
+#                       the boot is finished (running, degraded, ...) or
+#                       SECONDS have passed (STATE starting); the units
+#                       are the failed ones when degraded, those with a
+#                       job running when starting
 #
 # The engine compares the IDs: a node is back when its boot ID changed.
 set -u
