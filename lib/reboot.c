@@ -232,7 +232,8 @@ reboot_back(const struct reboot_opts *o, struct reboot_node *rn,
 		reboot_finish(o, rn, REBOOT_DEGRADED, w->t0,
 		    xasprintf("degraded, failed units:%.*s",
 		        (int)strcspn(rest + sl, "\n"), rest + sl));
-	else if (sl == 8 && strncmp(rest, "starting", 8) == 0)
+	else if (sl == 8 && strncmp(rest, "starting", 8) == 0 &&
+	    strcspn(rest + sl, "\n") > 0)
 		reboot_finish(o, rn, REBOOT_FAILED, w->t0,
 		    xasprintf("back, but its boot did not finish: "
 		              "systemd says starting, still at work on:%.*s",
