@@ -27,6 +27,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "frame.h"
 #include "plan.h"
@@ -828,6 +829,130 @@ verify_targets_release(struct verify_targets *t)
 }
 
 int
+verify_parse_rfc3339(const char *s, double *out)
+{
+	struct tm	 tm;
+	const char	*p;
+	double		 frac = 0, scale = 0.1;
+	int		 n = -1, oh, om;
+	time_t		 t;
+
+	memset(&tm, 0, sizeof tm);
+	if (s == NULL || sscanf(s, "%4d-%2d-%2d%*1[Tt ]%2d:%2d:%2d%n",
+	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+	    &tm.tm_sec, &n) != 6 || n < 19)
+		return -1;
+	p = s + n;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60)
+		return -1;
+	t = timegm(&tm);
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]) &&
+	    isdigit((unsigned char)p[2]) && p[3] == ':' &&
+	    isdigit((unsigned char)p[4]) && isdigit((unsigned char)p[5])) {
+		oh = (p[1] - '0') * 10 + (p[2] - '0');
+		om = (p[4] - '0') * 10 + (p[5] - '0');
+		if (oh > 23 || om > 59)
+			return -1;
+		/* local time is UTC plus the offset */
+		t -= (*p == '+' ? 1 : -1) * (time_t)(oh * 3600 + om * 60);
+		p += 6;
+	} else
+		return -1;
+	if (*p != '\0')
+		return -1;
+	*out = (double)t + frac;
+	return 0;
+}
+
+int
+verify_parse_prom_duration(const char *s, double *out)
+{
+	/* Prometheus's units (model.ParseDuration), longest first */
+	static const struct {
+		const char	*unit;
+		double		 sec;
+	} units[] = { { "ms", 0.001 }, { "s", 1 }, { "m", 60 },
+	    { "h", 3600 }, { "d", 86400 }, { "w", 604800 },
+	    { "y", 31536000 } };
+	const char	*p = s;
+	double		 total = 0;
+	size_t		 i;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	while (*p != '\0') {
+		unsigned long	 v;
+		char		*end;
+
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno != 0)
+			return -1;
+		for (i = 0; i < ARRAY_SIZE(units); i++)
+			if (strncmp(end, units[i].unit,
+			    strlen(units[i].unit)) == 0)
+				break;
+		if (i == ARRAY_SIZE(units))
+			return -1;
+		total += (double)v * units[i].sec;
+		p = end + strlen(units[i].unit);
+	}
+	*out = total;
+	return 0;
+}
+
+/* The jobs whose targets verify judges (verify_eval_prom). */
+static int
+verify_prom_judged(const char *job)
+{
+	return job != NULL && (strcmp(job, "node") == 0 ||
+	    strcmp(job, "dcgm") == 0);
+}
+
+int
+verify_prom_stale(const struct verify_target *x, double since)
+{
+	if (!verify_prom_judged(x->job))
+		return 0;
+	if (x->health != NULL && strcmp(x->health, "up") == 0)
+		return 0;
+	return x->last_scrape < since;
+}
+
+double
+verify_prom_wait(const struct verify_targets *t, double since)
+{
+	double	w, most = 0;
+	size_t	i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct verify_target	*x = &t->v[i];
+
+		if (!verify_prom_stale(x, since))
+			continue;
+		w = (x->interval > 0 ? x->interval : 60) +
+		    (x->timeout > 0 ? x->timeout : 10) + VERIFY_PROM_MARGIN;
+		if (w > most)
+			most = w;
+	}
+	return most;
+}
+
+int
 verify_parse_prom_targets(struct verify_targets *t, const char *json,
     size_t len, struct prov_err *err)
 {
@@ -869,6 +994,16 @@ verify_parse_prom_targets(struct verify_targets *t, const char *json,
 		str_set(&x->instance, yml_map_str(lab, "instance"));
 		str_set(&x->health, yml_map_str(o, "health"));
 		str_set(&x->error, yml_map_str(o, "lastError"));
+		/* never scraped: "0001-01-01T00:00:00Z", before any start */
+		if (verify_parse_rfc3339(yml_map_str(o, "lastScrape"),
+		    &x->last_scrape) != 0)
+			x->last_scrape = 0;
+		if (verify_parse_prom_duration(yml_map_str(o,
+		    "scrapeInterval"), &x->interval) != 0)
+			x->interval = 0;
+		if (verify_parse_prom_duration(yml_map_str(o,
+		    "scrapeTimeout"), &x->timeout) != 0)
+			x->timeout = 0;
 	}
 	r = 0;
 out:

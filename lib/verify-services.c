@@ -6,6 +6,7 @@
 #include "compat.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "hostlist.h"
 #include "plan.h"
@@ -228,6 +229,35 @@ verify_eval_k8s(struct verify_ctx *c, size_t k)
 	    "running there" : "fewer GPUs than planned");
 }
 
+/*
+ * A target that is not up: its error, and when Prometheus scraped it, so
+ * that a reader sees whether the scrape was verify's own or one older
+ * that no newer scrape followed within verify's wait.
+ */
+static void
+verify_prom_down(struct verify_ctx *c, const char *node, const char *what,
+    const struct verify_target *t)
+{
+	const char	*e = t->error && *t->error ? t->error : "scrape failed";
+	char		 at[32] = "";
+	struct tm	 tm;
+	time_t		 s = (time_t)t->last_scrape;
+
+	if (t->last_scrape > 0 && gmtime_r(&s, &tm) != NULL)
+		strftime(at, sizeof at, "%H:%M:%S UTC", &tm);
+	if (*at == '\0')
+		verify_row(c, ROW_FAIL, node, what, "up", t->health ?
+		    t->health : "?", "%s", e);
+	else if (c->env->since > 0 && t->last_scrape < c->env->since)
+		verify_row(c, ROW_FAIL, node, what, "up", t->health ?
+		    t->health : "?", "%s (last scraped at %s, %.0f s before "
+		    "verify began; no scrape since)", e, at,
+		    c->env->since - t->last_scrape);
+	else
+		verify_row(c, ROW_FAIL, node, what, "up", t->health ?
+		    t->health : "?", "%s (scraped at %s)", e, at);
+}
+
 void
 verify_eval_prom(struct verify_ctx *c, size_t k)
 {
@@ -288,9 +318,7 @@ verify_eval_prom(struct verify_ctx *c, size_t k)
 			verify_row(c, ROW_WARN, pn->name, what, "up",
 			    "unknown", "not scraped yet");
 		else
-			verify_row(c, ROW_FAIL, pn->name, what, "up",
-			    t->health ? t->health : "?", "%s", t->error &&
-			    *t->error ? t->error : "scrape failed");
+			verify_prom_down(c, pn->name, what, t);
 next:
 		free(what);
 		free(inst);

@@ -7,6 +7,8 @@
  */
 #include "compat.h"
 
+#include <time.h>
+
 #include "http.h"
 #include "hw.h"
 #include "json.h"
@@ -154,6 +156,65 @@ verify_run_read(struct verify_node *vn, struct ssh_result *res, size_t nh,
 	return nf;
 }
 
+static void
+verify_sleep(double s)
+{
+	struct timespec	ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Fetch the targets again, a second apart, while a target verify judges
+ * is down on a scrape older than env->since (verify_prom_wait()), until
+ * every such target has a newer one or the wait (counted from the first
+ * answer) runs out: right after apply, the last scrape may predate the
+ * exporter or have hit a node busy with apply's last steps, and a
+ * verdict from it would be false.  *prom keeps the last good answer.
+ */
+static void
+verify_prom_fresh(struct buf *prom, const char *url, long timeout_ms,
+    double since)
+{
+	struct verify_targets	 tg;
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct buf		 next = BUF_INIT;
+	char			*why = NULL;
+	double			 until = 0, w, left;
+
+	memset(&tg, 0, sizeof tg);
+	for (;;) {
+		if (verify_parse_prom_targets(&tg, prom->buf, prom->len,
+		    &err) != 0)
+			break;
+		w = verify_prom_wait(&tg, since);
+		verify_targets_release(&tg);
+		if (w <= 0)
+			break;
+		if (until == 0)
+			until = verify_now() + w;
+		verify_sleep(1);
+		left = until - verify_now();
+		if (left <= 0)
+			break;
+		if (timeout_ms <= 0 || timeout_ms > left * 1000)
+			timeout_ms = left * 1000 < 1000 ? 1000 :
+			    (long)(left * 1000);
+		buf_reset(&next);
+		if (verify_prom_get(url, timeout_ms, &next, &why) != 0)
+			break;
+		buf_reset(prom);
+		buf_add(prom, next.buf, next.len);
+	}
+	verify_targets_release(&tg);
+	prov_err_release(&err);
+	buf_release(&next);
+	free(why);
+}
+
 /* Prometheus's targets, from here, into env (when the plan runs it). */
 static void
 verify_run_prom(const struct plan *p, const struct verify_opts *o,
@@ -176,6 +237,8 @@ verify_run_prom(const struct plan *p, const struct verify_opts *o,
 	env->prom_url = *prom_url;
 	if (verify_prom_get(*prom_url, o->http_timeout_ms, prom,
 	    prom_why) == 0) {
+		verify_prom_fresh(prom, *prom_url, o->http_timeout_ms,
+		    env->since);
 		env->prom_json = prom->buf;
 		env->prom_len = prom->len;
 	} else
@@ -228,6 +291,7 @@ verify_run(struct rows *out, struct verify_stats *stats,
 
 	memset(stats, 0, sizeof *stats);
 	memset(&rc, 0, sizeof rc);
+	env.since = verify_now();
 	if (plan_select(&sel, &nsel, p, o->nodes, err) != 0)
 		goto out;
 	if (nsel == 0) {

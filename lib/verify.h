@@ -192,6 +192,8 @@ int	verify_xid_fatal(long code);
 /* Prometheus /api/v1/targets. */
 struct verify_target {
 	char	*job, *node, *instance, *health, *error;
+	double	 last_scrape;		/* unix time; 0: never, or not given */
+	double	 interval, timeout;	/* seconds; 0: not given */
 };
 
 struct verify_targets {
@@ -202,6 +204,25 @@ struct verify_targets {
 int	verify_parse_prom_targets(struct verify_targets *, const char *json,
 	    size_t len, struct prov_err *err);
 void	verify_targets_release(struct verify_targets *);
+/* RFC 3339 ("2026-12-06T10:20:30.123Z", "...+01:00") as unix time. */
+int	verify_parse_rfc3339(const char *s, double *out);
+/* A Prometheus duration ("15s", "1m30s", "500ms") in seconds. */
+int	verify_parse_prom_duration(const char *s, double *out);
+
+/*
+ * Seconds past a fetch of the targets to wait for a scrape Prometheus
+ * made after `since` (verify's start), or 0: none to wait for.  A target
+ * verify judges (jobs node, dcgm) that is not up and was last scraped
+ * before `since` may have been refused by an exporter apply had not yet
+ * started, or timed out on a node busy with apply: its next scrape comes
+ * within its interval, and answers within its timeout (Prometheus's
+ * defaults, 1m and 10s, when not given), plus VERIFY_PROM_MARGIN.  A
+ * target already up is not waited for.
+ */
+#define VERIFY_PROM_MARGIN	2.0
+double	verify_prom_wait(const struct verify_targets *, double since);
+/* 1 when verify_prom_wait() would wait for target x. */
+int	verify_prom_stale(const struct verify_target *x, double since);
 
 /* `kubectl get nodes -o json`. */
 struct verify_k8s_node {
@@ -341,13 +362,15 @@ void	verify_node_release(struct verify_node *);
 /* What the workstation saw, for the cluster-wide checks. */
 struct verify_env {
 	double		 t0, t1;	/* wall clock around the SSH run */
+	double		 since;		/* verify's start: a fresh scrape is
+					   one after it; 0 any */
 	const char	*prom_url;	/* what was asked, or NULL: not asked */
 	const char	*prom_json;	/* the answer, or NULL */
 	size_t		 prom_len;
 	const char	*prom_error;	/* why there is no answer, or NULL */
 };
 
-#define VERIFY_ENV_INIT { 0, 0, NULL, NULL, 0, NULL }
+#define VERIFY_ENV_INIT { 0, 0, 0, NULL, NULL, 0, NULL }
 
 /*
  * Judge the gathered nodes (every node of `nodes` is a plan node being

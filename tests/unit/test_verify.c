@@ -598,6 +598,10 @@ START_TEST(test_prom_targets)
 	ck_assert_str_eq(t.v[0].instance, "127.0.0.1:9090");
 	ck_assert_str_eq(t.v[0].health, "up");
 	ck_assert_str_eq(t.v[0].error, "");
+	ck_assert_double_eq_tol(t.v[0].last_scrape, 1484662064.723715, 1e-5);
+	/* the example predates scrapeInterval and scrapeTimeout */
+	ck_assert_double_eq(t.v[0].interval, 0);
+	ck_assert_double_eq(t.v[0].timeout, 0);
 	verify_targets_release(&t);
 	ck_assert_int_ne(verify_parse_prom_targets(&t, failed, strlen(failed),
 	    &err), 0);
@@ -830,6 +834,181 @@ START_TEST(test_nvsmi_q_text)
 	ck_assert_int_eq(g->remap_failure, 0);
 	verify_nvsmi_release(&nv);
 	free(t);
+}
+END_TEST
+
+/*
+ * Prometheus's lastScrape is RFC 3339 with nanoseconds and a zone
+ * (UTC "Z" from a UTC host, an offset in the API documentation's
+ * example); a target never scraped has Go's zero time.
+ */
+START_TEST(test_prom_rfc3339)
+{
+	double	t;
+
+	ck_assert_int_eq(verify_parse_rfc3339("2026-12-06T10:20:30Z", &t), 0);
+	ck_assert_double_eq(t, 1796552430.0);
+	ck_assert_int_eq(verify_parse_rfc3339(
+	    "2026-12-06T10:20:30.250000000Z", &t), 0);
+	ck_assert_double_eq_tol(t, 1796552430.25, 1e-6);
+	/* the documentation's example: 15:07:44 at +01:00 is 14:07:44 UTC */
+	ck_assert_int_eq(verify_parse_rfc3339(
+	    "2017-01-17T15:07:44.723715405+01:00", &t), 0);
+	ck_assert_double_eq_tol(t, 1484662064.723715, 1e-5);
+	ck_assert_int_eq(verify_parse_rfc3339("2017-01-17T13:07:44-01:00",
+	    &t), 0);
+	ck_assert_double_eq(t, 1484662064.0);
+	ck_assert_int_eq(verify_parse_rfc3339("0001-01-01T00:00:00Z", &t), 0);
+	ck_assert(t < 0);
+	ck_assert_int_ne(verify_parse_rfc3339("2026-12-06T10:20:30", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339("2026-12-06", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339("2026-13-06T10:20:30Z", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339("2026-12-06T10:20:30Zx", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339("2026-12-06T10:20:30.Z", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339("", &t), 0);
+	ck_assert_int_ne(verify_parse_rfc3339(NULL, &t), 0);
+}
+END_TEST
+
+START_TEST(test_prom_duration)
+{
+	double	d;
+
+	ck_assert_int_eq(verify_parse_prom_duration("15s", &d), 0);
+	ck_assert_double_eq(d, 15);
+	ck_assert_int_eq(verify_parse_prom_duration("1m30s", &d), 0);
+	ck_assert_double_eq(d, 90);
+	ck_assert_int_eq(verify_parse_prom_duration("500ms", &d), 0);
+	ck_assert_double_eq(d, 0.5);
+	ck_assert_int_eq(verify_parse_prom_duration("1h", &d), 0);
+	ck_assert_double_eq(d, 3600);
+	ck_assert_int_ne(verify_parse_prom_duration("15", &d), 0);
+	ck_assert_int_ne(verify_parse_prom_duration("1.5s", &d), 0);
+	ck_assert_int_ne(verify_parse_prom_duration("s", &d), 0);
+	ck_assert_int_ne(verify_parse_prom_duration("15x", &d), 0);
+	ck_assert_int_ne(verify_parse_prom_duration("", &d), 0);
+}
+END_TEST
+
+/*
+ * Right after apply (10:20:30 UTC, verify's start): worker-01's node
+ * exporter was refused at 10:20:20, before apply started it; worker-02's
+ * was scraped up at 10:20:25; head-01's down at 10:20:33, after verify
+ * began; worker-02's dcgm exporter never scraped; Prometheus itself down
+ * long ago (not a target verify judges).
+ */
+static const char prom_after_apply[] =
+    "{\"status\": \"success\", \"data\": {\"activeTargets\": ["
+    "{\"labels\": {\"job\": \"node\", \"node\": \"worker-01\", "
+    "\"instance\": \"127.0.10.2:9100\"}, \"health\": \"down\", "
+    "\"lastError\": \"Get \\\"http://127.0.10.2:9100/metrics\\\": dial tcp "
+    "127.0.10.2:9100: connect: connection refused\", "
+    "\"lastScrape\": \"2026-12-06T10:20:20.5Z\", "
+    "\"scrapeInterval\": \"15s\", \"scrapeTimeout\": \"10s\"},"
+    "{\"labels\": {\"job\": \"node\", \"node\": \"worker-02\"}, "
+    "\"health\": \"up\", \"lastError\": \"\", "
+    "\"lastScrape\": \"2026-12-06T10:20:25Z\", "
+    "\"scrapeInterval\": \"15s\", \"scrapeTimeout\": \"10s\"},"
+    "{\"labels\": {\"job\": \"node\", \"node\": \"head-01\"}, "
+    "\"health\": \"down\", \"lastError\": \"context deadline exceeded\", "
+    "\"lastScrape\": \"2026-12-06T10:20:33Z\", "
+    "\"scrapeInterval\": \"15s\", \"scrapeTimeout\": \"10s\"},"
+    "{\"labels\": {\"job\": \"dcgm\", \"node\": \"worker-02\"}, "
+    "\"health\": \"unknown\", \"lastError\": \"\", "
+    "\"lastScrape\": \"0001-01-01T00:00:00Z\", "
+    "\"scrapeInterval\": \"1m\", \"scrapeTimeout\": \"20s\"},"
+    "{\"labels\": {\"job\": \"prometheus\"}, \"health\": \"down\", "
+    "\"lastScrape\": \"2026-12-06T09:00:00Z\"}"
+    "]}}";
+
+START_TEST(test_prom_wait)
+{
+	struct verify_targets	 t;
+	struct prov_err		 err = PROV_ERR_INIT;
+	const double		 since = 1796552430.0;	/* 10:20:30 */
+
+	memset(&t, 0, sizeof t);
+	ck_assert_ok(verify_parse_prom_targets(&t, prom_after_apply,
+	    strlen(prom_after_apply), &err), &err);
+	ck_assert_uint_eq(t.n, 5);
+	ck_assert_double_eq_tol(t.v[0].last_scrape, since - 9.5, 1e-6);
+	ck_assert_double_eq(t.v[0].interval, 15);
+	ck_assert_double_eq(t.v[0].timeout, 10);
+	ck_assert_double_eq(t.v[3].interval, 60);
+	ck_assert(t.v[3].last_scrape < 0);
+	ck_assert_double_eq(t.v[4].interval, 0);
+	/* refused before verify began: wait for the next scrape */
+	ck_assert_int_eq(verify_prom_stale(&t.v[0], since), 1);
+	/* up: not waited for, however old */
+	ck_assert_int_eq(verify_prom_stale(&t.v[1], since), 0);
+	/* down on a scrape after verify began: the verdict stands */
+	ck_assert_int_eq(verify_prom_stale(&t.v[2], since), 0);
+	/* never scraped */
+	ck_assert_int_eq(verify_prom_stale(&t.v[3], since), 1);
+	/* not a target verify judges */
+	ck_assert_int_eq(verify_prom_stale(&t.v[4], since), 0);
+	/* the longest: dcgm's 1m + 20s, and the margin */
+	ck_assert_double_eq(verify_prom_wait(&t, since),
+	    80 + VERIFY_PROM_MARGIN);
+	/* dcgm up: node's 15s + 10s */
+	free(t.v[3].health);
+	t.v[3].health = xstrdup("up");
+	ck_assert_double_eq(verify_prom_wait(&t, since),
+	    25 + VERIFY_PROM_MARGIN);
+	/* no interval given: Prometheus's defaults, 1m and 10s */
+	t.v[0].interval = t.v[0].timeout = 0;
+	ck_assert_double_eq(verify_prom_wait(&t, since),
+	    70 + VERIFY_PROM_MARGIN);
+	/* a verify that began before worker-01's scrape waits for none */
+	ck_assert_double_eq(verify_prom_wait(&t, since - 10), 0);
+	verify_targets_release(&t);
+	prov_err_release(&err);
+}
+END_TEST
+
+/*
+ * The rows from the answer above when verify's wait ran out: a target
+ * down on a scrape before verify began says so, one down on a fresh
+ * scrape says when.
+ */
+START_TEST(test_eval_prom_scraped)
+{
+	struct plan		*p = load_plan("examples/testbed.yaml");
+	struct verify_node	 vn[3];
+	struct verify_env	 env = VERIFY_ENV_INIT;
+	struct verify_opts	 o = VERIFY_OPTS_INIT;
+	struct rows		 rows = ROWS_INIT;
+	const struct row	*r;
+	size_t			 i;
+
+	memset(vn, 0, sizeof vn);
+	vn[0].pn = plan_node(p, "head-01");
+	vn[1].pn = plan_node(p, "worker-01");
+	vn[2].pn = plan_node(p, "worker-02");
+	for (i = 0; i < 3; i++)
+		vn[i].error = xstrdup("unreachable: connect refused");
+	env.since = 1796552430.0;
+	env.prom_url = "http://127.0.10.1:9090";
+	env.prom_json = prom_after_apply;
+	env.prom_len = strlen(prom_after_apply);
+	verify_eval(&rows, NULL, p, vn, 3, &vn[0], &env, &o);
+	dump_rows(&rows);
+	r = find_row(&rows, "worker-01", "prometheus node");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->measured, "down");
+	ck_assert_ptr_nonnull(strstr(r->hint, "connection refused (last "
+	    "scraped at 10:20:20 UTC, 10 s before verify began; no scrape "
+	    "since)"));
+	r = find_row(&rows, "head-01", "prometheus node");
+	ck_assert_int_eq(r->verdict, ROW_FAIL);
+	ck_assert_str_eq(r->hint, "context deadline exceeded (scraped at "
+	    "10:20:33 UTC)");
+	ck_assert_int_eq(find_row(&rows, "worker-02",
+	    "prometheus node")->verdict, ROW_OK);
+	rows_release(&rows);
+	for (i = 0; i < 3; i++)
+		verify_node_release(&vn[i]);
+	plan_free(p);
 }
 END_TEST
 
@@ -1647,6 +1826,10 @@ verify_suite(void)
 	tcase_add_test(tc, test_eval_burnin_measured);
 	tcase_add_test(tc, test_eval_burnin_nothing);
 	tcase_add_test(tc, test_prom_targets);
+	tcase_add_test(tc, test_prom_rfc3339);
+	tcase_add_test(tc, test_prom_duration);
+	tcase_add_test(tc, test_prom_wait);
+	tcase_add_test(tc, test_eval_prom_scraped);
 	tcase_add_test(tc, test_dcgmi_refuses_other_text);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("eval");
