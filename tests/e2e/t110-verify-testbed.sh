@@ -58,15 +58,8 @@ import json, sys, urllib.request
 t = json.load(urllib.request.urlopen("http://127.0.10.1:9090/api/v1/targets?state=active", timeout=5))
 sys.exit(0 if len(t["data"]["activeTargets"]) >= 3 else 1)'
 
-# Prometheus scrapes every 15 s: give the exporters their first scrape.
-i=0
-while [ $i -lt 20 ]; do
-	curl -s --max-time 5 http://127.0.10.1:9090/api/v1/targets > "$OUT/targets.json" 2>/dev/null
-	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["data"]["activeTargets"]; sys.exit(0 if len(t) >= 3 and all(x["health"] == "up" for x in t) else 1)' \
-	    "$OUT/targets.json" 2>/dev/null && break
-	sleep 3
-	i=$((i + 1))
-done
+# No wait for the exporters' first scrape: verify itself waits for a
+# scrape Prometheus made after it began, for a target not up.
 
 # --- a healthy cluster -------------------------------------------------
 "$PROVISION" verify --json --junit "$OUT/junit.xml" "$PLAN" > "$OUT/v1.json" 2> "$OUT/v1.err"
@@ -109,6 +102,72 @@ then ok "junit: one suite per node, skips as <skipped>"; else not_ok "junit: one
 rc=$?
 [ $rc -eq 0 ] && grep -q '^3 nodes, 3 answered: .* 0 fail' "$OUT/table.txt" &&
     ok "table: exit 0 and the totals line" || { not_ok "table: exit 0 and the totals line (exit $rc)"; tail -3 "$OUT/table.txt" | sed 's/^/# /'; }
+
+# --- worker-01's node exporter restarted, then stopped ---------------------
+# Right after apply starts an exporter, Prometheus's last scrape of it
+# may be the refused one from before: verify waits for a scrape made
+# after it began and judges from that, as it must for a stopped one.
+PROM=http://127.0.10.1:9090
+# prom_target NODE: the health and lastScrape of NODE's node target
+prom_target() {
+	curl -s --max-time 5 "$PROM/api/v1/targets?state=active" | python3 -c 'import json,sys
+for t in json.load(sys.stdin)["data"]["activeTargets"]:
+    if t["labels"].get("job") == "node" and t["labels"].get("node") == sys.argv[1]:
+        print(t["health"], t["lastScrape"])' "$1"
+}
+# wait_scrape NODE HEALTH: until Prometheus scraped NODE again (a newer
+# lastScrape than now) and found HEALTH (at most 40 s)
+wait_scrape() {
+	_ws0=$(prom_target "$1" | cut -d' ' -f2)
+	_wsi=0
+	while [ $_wsi -lt 80 ]; do
+		_ws=$(prom_target "$1")
+		[ -n "$_ws" ] && [ "${_ws#* }" != "$_ws0" ] && [ "${_ws%% *}" = "$2" ] && return 0
+		sleep 0.5; _wsi=$((_wsi + 1))
+	done
+	return 1
+}
+ne_stop() {
+	scripts/testbed shell worker-01 sh -c 'read -r pid start < /run/provision/prometheus-node-exporter.pid && kill "$pid"'
+}
+# as svc_spawn (templates/lib.sh) starts it, pid file included
+ne_start() {
+	scripts/testbed shell worker-01 sh -c 'setsid setpriv --reuid=prometheus --regid=prometheus --init-groups -- /usr/bin/prometheus-node-exporter --web.listen-address=127.0.10.2:9100 </dev/null >>/var/log/provision/prometheus-node-exporter.log 2>&1 &
+printf "%s %s\n" $! "$(sed "s/.*) //" /proc/$!/stat | cut -d" " -f20)" > /run/provision/prometheus-node-exporter.pid'
+	_nsi=0
+	until curl -s --max-time 2 -o /dev/null http://127.0.10.2:9100/metrics; do
+		[ $_nsi -lt 20 ] || return 1
+		sleep 0.5; _nsi=$((_nsi + 1))
+	done
+}
+ne_stop
+check "Prometheus scrapes worker-01's stopped exporter: down" wait_scrape worker-01 down
+# just after a scrape: the next is about 15 s away, longer than verify's SSH
+wait_scrape worker-01 down
+check "worker-01's exporter started again" ne_start
+before=$(prom_target worker-01)
+t0=$(date +%s)
+"$PROVISION" verify --json --nodes worker-01 "$PLAN" > "$OUT/v3.json" 2> "$OUT/v3.err"
+rc=$?
+echo "# Prometheus had worker-01 '$before' as verify began; verify took $(( $(date +%s) - t0 )) s"
+if [ $rc -eq 0 ]; then ok "verify passes at once after the exporter starts (it waits for a fresh scrape)"; else
+	not_ok "verify passes at once after the exporter starts (exit $rc)"
+	python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["checks"]:
+    if r["verdict"] == "fail": print("#", r["subject"], r["check"], r["hint"])' "$OUT/v3.json" 2>/dev/null
+fi
+check "Prometheus still had the down scrape as verify began (else the check above proves nothing)" \
+    test "${before%% *}" = down
+ne_stop
+check "Prometheus scrapes it down again" wait_scrape worker-01 down
+"$PROVISION" verify --json --nodes worker-01 "$PLAN" > "$OUT/v4.json" 2> "$OUT/v4.err"
+rc=$?
+if [ $rc -eq 1 ]; then ok "verify exits 1 with worker-01's exporter stopped"; else not_ok "verify exits 1 with worker-01's exporter stopped (exit $rc)"; fi
+check "the prometheus node row fails: down on a scrape after verify began" q "$OUT/v4.json" \
+    'row("worker-01","prometheus node")["verdict"] == "fail" and row("worker-01","prometheus node")["measured"] == "down" and "(scraped at " in row("worker-01","prometheus node")["hint"]'
+check "the exporter's daemon row fails too, and nothing else" q "$OUT/v4.json" \
+    'set(r["check"] for r in rows if r["verdict"] == "fail") == {"prometheus node", "daemon node_exporter"}'
+check "worker-01's exporter started again for what follows" ne_start
 
 # --- burn-in where no GPU tool exists ------------------------------------
 # The same nodes, the workers planned with GPUs (as testbed-shared.yaml
