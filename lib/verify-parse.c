@@ -930,7 +930,8 @@ verify_prom_stale(const struct verify_target *x, double since)
 		return 0;
 	if (x->health != NULL && strcmp(x->health, "up") == 0)
 		return 0;
-	return x->last_scrape < since;
+	/* no lastScrape in the answer: a newer scrape cannot be told */
+	return x->last_scrape != 0 && x->last_scrape < since;
 }
 
 double

@@ -192,7 +192,8 @@ int	verify_xid_fatal(long code);
 /* Prometheus /api/v1/targets. */
 struct verify_target {
 	char	*job, *node, *instance, *health, *error;
-	double	 last_scrape;		/* unix time; 0: never, or not given */
+	double	 last_scrape;		/* unix time; 0: not given (never
+					   scraped: Go's zero time, < 0) */
 	double	 interval, timeout;	/* seconds; 0: not given */
 };
 

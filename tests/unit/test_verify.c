@@ -959,6 +959,11 @@ START_TEST(test_prom_wait)
 	t.v[0].interval = t.v[0].timeout = 0;
 	ck_assert_double_eq(verify_prom_wait(&t, since),
 	    70 + VERIFY_PROM_MARGIN);
+	/* no lastScrape in the answer: none newer will come */
+	t.v[1].last_scrape = 0;
+	free(t.v[1].health);
+	t.v[1].health = xstrdup("down");
+	ck_assert_int_eq(verify_prom_stale(&t.v[1], since), 0);
 	/* a verify that began before worker-01's scrape waits for none */
 	ck_assert_double_eq(verify_prom_wait(&t, since - 10), 0);
 	verify_targets_release(&t);
