@@ -175,3 +175,14 @@ proc_release(struct proc *p)
 	strvec_clear(&p->args);
 	strvec_clear(&p->env);
 }
+
+void
+proc_sleep(double s)
+{
+	struct timespec	ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}

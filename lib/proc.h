@@ -48,4 +48,7 @@ int	proc_run(struct proc *p);
 /* Free args and env; p can be run again after new args. */
 void	proc_release(struct proc *p);
 
+/* Sleep S seconds (fractions too), through signals that interrupt it. */
+void	proc_sleep(double s);
+
 #endif

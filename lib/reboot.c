@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "proc.h"
 #include "reboot.h"
 #include "ssh.h"
 #include "str.h"
@@ -26,17 +27,6 @@ reboot_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-reboot_sleep(double s)
-{
-	struct timespec	ts;
-
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 size_t
@@ -314,7 +304,7 @@ reboot_batch(struct reboot_node *nodes, const size_t *idx, size_t nb,
 	while (left > 0) {
 		if (o->interrupted != NULL && *o->interrupted)
 			break;
-		reboot_sleep(poll);
+		proc_sleep(poll);
 		if (reboot_now() >= deadline)
 			break;
 		if (reboot_batch_round(&b, deadline, &left, err) != 0)

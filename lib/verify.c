@@ -7,12 +7,11 @@
  */
 #include "compat.h"
 
-#include <time.h>
-
 #include "http.h"
 #include "hw.h"
 #include "json.h"
 #include "plan.h"
+#include "proc.h"
 #include "render.h"
 #include "ssh.h"
 #include "verify-int.h"
@@ -156,17 +155,6 @@ verify_run_read(struct verify_node *vn, struct ssh_result *res, size_t nh,
 	return nf;
 }
 
-static void
-verify_sleep(double s)
-{
-	struct timespec	ts;
-
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /*
  * Fetch the targets again, a second apart, while a target verify judges
  * is down on a scrape older than env->since (verify_prom_wait()), until
@@ -196,7 +184,7 @@ verify_prom_fresh(struct buf *prom, const char *url, long timeout_ms,
 			break;
 		if (until == 0)
 			until = verify_now() + w;
-		verify_sleep(1);
+		proc_sleep(1);
 		left = until - verify_now();
 		if (left <= 0)
 			break;
