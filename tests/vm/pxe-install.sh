@@ -160,12 +160,22 @@ in_ns qemu-system-x86_64 -name pxe-01,process=pv-pxe-01 $accel -m 1024 -smp 1 \
 	{ not_ok "QEMU starts"; echo "pxe: $pass passed, $fail failed"; exit 1; }
 echo "# VM started ($accel), MAC $MAC; timeout $TIMEOUT s"
 
-# milestone NAME TEST...: wait until TEST succeeds (or the time is up)
+# milestone NAME TEST...: wait until TEST succeeds (or the time is up,
+# or TEST returns 2: it will never succeed)
 deadline=$((t0 + TIMEOUT))
 milestone() {
 	what=$1
 	shift
-	while ! "$@" >/dev/null 2>&1; do
+	while :; do
+		"$@" >/dev/null 2>&1
+		case $? in
+		0) break ;;
+		2)
+			not_ok "$what"
+			sed 's/^/# /' "$W/why" 2>/dev/null
+			return 1
+			;;
+		esac
 		if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$(cat "$W/qemu.pid" 2>/dev/null)" 2>/dev/null; then
 			not_ok "$what"
 			return 1
@@ -176,6 +186,19 @@ milestone() {
 }
 acng_new() {
 	tail -n "+$((acng0 + 1))" "$VD"/acng/log/apt-cacher.log 2>/dev/null | grep -q "$1"
+}
+# fetched FILE-PATTERN: the cache served such a file (its log's "O"
+# line ends with the path); 2 when it answered one with an error (an
+# "E" line, the error after the path; the reason goes to $W/why): the
+# installer then stops at "Downloading a file failed".
+fetched() {
+	if acng_new "|E|[^|]*|[^|]*|.*$1 \["; then
+		tail -n "+$((acng0 + 1))" "$VD"/acng/log/apt-cacher.log |
+			grep "|E|[^|]*|[^|]*|.*$1 \[" | head -n 1 |
+			sed 's/^[^|]*|E|[^|]*|[^|]*|/the cache refused /' >"$W/why"
+		return 2
+	fi
+	acng_new "|O|[^|]*|[^|]*|.*$1\$"
 }
 ssh_node() {
 	in_ns ssh -F /dev/null -i "$W/id_ed25519" -o IdentitiesOnly=yes \
@@ -191,8 +214,8 @@ milestone "HTTP: ipxe/$MACD.ipxe" grep -q "/ipxe/$MACD.ipxe" "$W/serve.log" &&
 milestone "HTTP: the installer's kernel and initrd" grep -q "/initrd" "$W/serve.log" &&
 milestone "the installer boots (serial console)" grep -qa "Debian" "$W/console.log" &&
 milestone "HTTP: the installer fetches the rendered preseed" grep -q "/answers/$MACD/preseed.cfg" "$W/serve.log" &&
-milestone "the installer fetches its components (udebs) from the cache" acng_new '\.udeb' &&
-milestone "the base system comes from the cache (debootstrap)" acng_new 'base-files_' &&
+milestone "the installer fetches its components (udebs) from the cache" fetched '\.udeb' &&
+milestone "the base system comes from the cache (debootstrap)" fetched 'base-files_.*\.deb' &&
 milestone "the installed system boots its disk and answers SSH with the plan's key" ssh_node true ||
 	ok=0
 if [ $ok = 1 ]; then
