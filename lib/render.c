@@ -636,14 +636,15 @@ render_storage_vars(struct buf *out, const struct plan *p,
 			buf_addf(&fs, "%s %s none bind,nofail 0 0\n", x->path,
 			    x->mount);
 		} else {
+			int	hidden = render_storage_hidden(x->mount);
+
 			buf_addf(&fs, "%s:%s %s nfs %s,_netdev,nofail,%s"
 			    "x-systemd.mount-timeout=%ld",
 			    x->server_node != NULL ?
 			    render_addr(x->server_node) : x->server, x->path,
 			    x->mount, x->readonly ? "ro" : "rw",
-			    render_storage_hidden(x->mount) ? "" :
-			    "x-systemd.automount,", x->timeout_s);
-			if (render_storage_hidden(x->mount))
+			    hidden ? "" : "x-systemd.automount,", x->timeout_s);
+			if (hidden)
 				buf_addf(&re, "%s\n", x->mount);
 			for (k = 0; k < x->options.n; k++)
 				buf_addf(&fs, ",%s", x->options.v[k]);

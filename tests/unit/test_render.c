@@ -885,6 +885,21 @@ START_TEST(test_render_step_storage)
 	buf_release(&b);
 	test_render_release(&t);
 
+	/* Only what ProtectHome= covers is retried: /root/b, not /homes. */
+	test_render_text(&t, "version: 1\ncluster: { name: h }\nnodes: [ { "
+	    "name: n1, address: 10.0.0.1 } ]\nstorage:\n"
+	    "  a: { server: nas.example.com, path: /export/a, mount: /homes }\n"
+	    "  b: { server: nas.example.com, path: /export/b, mount: /root/b }\n");
+	buf_reset(&b);
+	ck_assert_ok(render_step(&b, &t.in, 0, "storage", &err), &err);
+	test_render_eval(&vals, b.buf, names, ARRAY_SIZE(names));
+	ck_assert_str_eq(vals.v[6], "/root/b\n");
+	ck_assert_ptr_nonnull(strstr(vals.v[3], " /homes nfs rw,_netdev,nofail,"
+	    "x-systemd.automount,"));
+	strvec_clear(&vals);
+	buf_release(&b);
+	test_render_release(&t);
+
 	/* An empty storage: still runs the step (it cleans up), nothing in it. */
 	test_render_text(&t, "version: 1\ncluster: { name: e }\nnodes: [ { "
 	    "name: n1, address: 10.0.0.1 } ]\nstorage: {}\n");
