@@ -11,7 +11,10 @@
  *
  * Only the public state.h API is used, so bench/statesave.sh links this
  * same file against the libprov.a of an older commit and of the tree and
- * compares them in one run.
+ * compares them in one run.  It is compiled with the tree's state.h: the
+ * only fields it touches (run_id, status) must keep their place in
+ * struct state, ahead of the fields state.c keeps for itself, or the run
+ * against the older library writes the wrong memory.
  */
 #include "compat.h"
 
