@@ -18,7 +18,7 @@
  *	networks:  { NET: { cidr, kind, gbps, role } }
  *	switches:  { NAME: { model, network, rack, u } }
  *	ssh:       { user, identity, known_hosts, host_keys, jump, forks,
- *		     port, connect_timeout_s, command_timeout_s,
+ *		     max_startups, port, connect_timeout_s, command_timeout_s,
  *		     passphrase_env, become }
  *	apply:     { reboot_parallel, reboot_timeout_s }
  *	nodes:     [ { name: HOSTLIST, role, hardware, rack, u,
@@ -245,7 +245,8 @@ static const struct schema_field plan_switch_fields[] = {
 struct plan_ssh_raw {
 	const char	*user, *identity, *known_hosts, *host_keys, *jump;
 	const char	*passphrase_env, *become;
-	long		 forks, port, connect_timeout_s, command_timeout_s;
+	long		 forks, max_startups, port, connect_timeout_s;
+	long		 command_timeout_s;
 };
 
 static const struct schema_field plan_ssh_fields[] = {
@@ -255,6 +256,7 @@ static const struct schema_field plan_ssh_fields[] = {
 	FE("host_keys", struct plan_ssh_raw, host_keys, 0, plan_host_keys),
 	F("jump", SCHEMA_JUMP, struct plan_ssh_raw, jump, SCHEMA_NULLABLE),
 	FR("forks", SCHEMA_INT, struct plan_ssh_raw, forks, 0, 1, 4096),
+	FR("max_startups", SCHEMA_INT, struct plan_ssh_raw, max_startups, 0, 1, 4096),
 	FR("port", SCHEMA_INT, struct plan_ssh_raw, port, 0, 1, 65535),
 	FR("connect_timeout_s", SCHEMA_INT, struct plan_ssh_raw, connect_timeout_s, 0, 1, 3600),
 	FR("command_timeout_s", SCHEMA_INT, struct plan_ssh_raw, command_timeout_s, 0, 0, 604800),
@@ -897,6 +899,7 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 	raw.known_hosts = "~/.ssh/known_hosts";
 	raw.host_keys = "strict";
 	raw.forks = 64;
+	raw.max_startups = 100;
 	raw.port = 22;
 	raw.connect_timeout_s = 10;
 	if (v != NULL && !yml_is_null(v)) {
@@ -914,6 +917,7 @@ plan_load_ssh(struct plan_ld *ld, const struct yml_node *v)
 	    PLAN_HOST_KEYS_ACCEPT_NEW : PLAN_HOST_KEYS_STRICT;
 	s->jump = raw.jump;
 	s->forks = raw.forks;
+	s->max_startups = raw.max_startups;
 	s->port = raw.port;
 	s->connect_timeout_s = raw.connect_timeout_s;
 	s->command_timeout_s = raw.command_timeout_s;

@@ -151,6 +151,8 @@ struct plan_ssh {
 	const char		*jump_addr;	/* the node's address when jump
 						   names one, else NULL */
 	long			 forks;		/* 64 */
+	long			 max_startups;	/* 100: hosts connecting at
+						   once */
 	long			 port;		/* 22 */
 	long			 connect_timeout_s;
 	long			 command_timeout_s;	/* 0: none */

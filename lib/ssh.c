@@ -105,6 +105,7 @@ ssh_config_from_plan(struct ssh_config *cfg, const struct plan_ssh *ps)
 	cfg->jump_addr = ps->jump_addr;
 	cfg->port = ps->port;
 	cfg->forks = ps->forks;
+	cfg->max_startups = ps->max_startups;
 	cfg->connect_timeout_s = ps->connect_timeout_s;
 	cfg->command_timeout_s = ps->command_timeout_s;
 	cfg->become = ps->become != NULL;
@@ -263,6 +264,8 @@ ssh_pool_new(struct ssh_pool **out, const struct ssh_config *cfg,
 		p->cfg.port = 22;
 	if (p->cfg.forks <= 0)
 		p->cfg.forks = SSH_DEFAULT_FORKS;
+	if (p->cfg.max_startups <= 0)
+		p->cfg.max_startups = SSH_DEFAULT_MAX_STARTUPS;
 	if (p->cfg.connect_timeout_s <= 0)
 		p->cfg.connect_timeout_s = SSH_DEFAULT_CONNECT_TIMEOUT;
 	if (p->cfg.tries <= 0)
@@ -503,14 +506,37 @@ ssh_pool_free(struct ssh_pool *p)
 
 /* The loop. */
 
+/* Between the start of a connection and its login. */
+static int
+ssh_conn_starting(const struct ssh_conn *c)
+{
+	return c->st >= CS_JUMP_WAIT && c->st <= CS_AUTH;
+}
+
+/*
+ * Give hosts their next jobs while fewer than `forks` are busy.  A host
+ * that must connect first waits while max_startups others are still
+ * connecting: a thousand connects at once overflowed the listen queue of
+ * one sshd (its backlog is 128), and the dropped handshakes came back
+ * only on TCP's retransmit timer, seconds later (bench/README.md).
+ */
 static void
 ssh_pool_schedule(struct ssh_pool *p)
 {
+	size_t	starting = 0, i;
+
+	if (p->cursor < p->n)
+		for (i = 0; i < p->n; i++)
+			starting += ssh_conn_starting(&p->c[i]);
 	while (!p->stop_new && p->active < (size_t)p->cfg.forks &&
 	    p->cursor < p->n) {
-		struct ssh_conn		*c = &p->c[p->cursor++];
+		struct ssh_conn		*c = &p->c[p->cursor];
 		const struct ssh_job	*j;
 
+		if (c->rs == RS_PENDING && c->st != CS_READY &&
+		    starting >= (size_t)p->cfg.max_startups)
+			break;
+		p->cursor++;
 		if (c->rs != RS_PENDING)
 			continue;
 		j = p->h->next(p->h->arg, c->idx);
@@ -532,8 +558,10 @@ ssh_pool_schedule(struct ssh_pool *p)
 		if (c->st == CS_READY) {
 			c->st = CS_JOB;
 			c->js = JS_START;
-		} else
+		} else {
 			ssh_conn_begin(c);
+			starting++;
+		}
 	}
 }
 

@@ -68,6 +68,7 @@ struct ssh_pool;
 struct strvec;
 
 #define SSH_DEFAULT_FORKS		64
+#define SSH_DEFAULT_MAX_STARTUPS	100
 #define SSH_DEFAULT_CONNECT_TIMEOUT	10
 #define SSH_DEFAULT_TRIES		3
 #define SSH_DEFAULT_KEEPALIVE		30
@@ -102,10 +103,12 @@ struct ssh_config {
 					   here; NULL: counted, then dropped */
 	long		 send_threads;	/* threads that encrypt large uploads:
 					   0 one per CPU (at most 8), -1 none */
+	long		 max_startups;	/* hosts connecting at once (TCP
+					   connect to logged in): 100 */
 };
 
 #define SSH_CONFIG_INIT { NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, 0, \
-	0, 0, 0, 0, 0, 0, 0, NULL, 0 }
+	0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 }
 
 /*
  * Fill cfg from a plan's `ssh:` section (strings borrowed from the plan),

@@ -491,6 +491,7 @@ START_TEST(test_plan_defaults)
 	ck_assert_ptr_null(t.p->ssh.become);
 	ck_assert_int_eq(t.p->ssh.port, 22);
 	ck_assert_int_eq(t.p->ssh.forks, 64);
+	ck_assert_int_eq(t.p->ssh.max_startups, 100);
 	ck_assert_int_eq(t.p->ssh.connect_timeout_s, 10);
 	ck_assert_int_eq(t.p->ssh.command_timeout_s, 0);
 	ck_assert_int_eq(t.p->ssh.host_keys, PLAN_HOST_KEYS_STRICT);
@@ -848,7 +849,7 @@ static const struct {
 	    "list\n"
 	    "t.yaml:8:8: 'nodes' must be a list of nodes, not a mapping\n" },
 	{ "wrong types 2", HDR
-	    "ssh: { forks: many, port: '22', jump: [a] }\n"
+	    "ssh: { forks: many, port: '22', jump: [a], max_startups: 0 }\n"
 	    "software:\n"
 	    "  os: { distro: debian, release: '12' }\n"
 	    "  container_runtime: { engine: docker, nvidia_toolkit: maybe }\n"
@@ -857,6 +858,7 @@ static const struct {
 	    "t.yaml:3:27: 'port' must be a whole number, not the string "
 	    "'22' (write it without quotes)\n"
 	    "t.yaml:3:39: 'jump' must be a string, not a list\n"
+	    "t.yaml:3:58: 'max_startups' is 0, outside 1..4096\n"
 	    "t.yaml:6:56: 'nvidia_toolkit' must be true or false, not "
 	    "'maybe'\n"
 	    "t.yaml:7:11: 'extras' must be a list of strings, not a "

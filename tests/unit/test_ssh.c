@@ -1,7 +1,10 @@
 #include "test.h"
 
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include "buf.h"
 #include "err.h"
@@ -703,6 +706,99 @@ START_TEST(test_ssh_failures)
 END_TEST
 
 /*
+ * A listener that accepts and never sends a banner, counting how many of
+ * its connections are open at once: what one sshd sees of max_startups.
+ */
+struct test_tarpit {
+	int		 fd;
+	long		 port;
+	_Atomic int	 stop;
+	int		 accepted;
+	int		 open_max;
+};
+
+static void *
+test_tarpit_main(void *arg)
+{
+	struct test_tarpit	*t = arg;
+	struct pollfd		 pfd[16];
+	nfds_t			 n = 1, i;
+	char			 b[64];
+
+	pfd[0].fd = t->fd;
+	pfd[0].events = POLLIN;
+	while (!t->stop) {
+		if (poll(pfd, n, 50) <= 0)
+			continue;
+		for (i = n - 1; i >= 1; i--)
+			if (pfd[i].revents != 0 && read(pfd[i].fd, b, sizeof b) <= 0) {
+				close(pfd[i].fd);
+				pfd[i] = pfd[--n];
+			}
+		if ((pfd[0].revents & POLLIN) && n < ARRAY_SIZE(pfd)) {
+			pfd[n].fd = accept(t->fd, NULL, NULL);
+			pfd[n].events = POLLIN;
+			if (pfd[n].fd >= 0) {
+				t->accepted++;
+				n++;
+			}
+		}
+		if ((int)n - 1 > t->open_max)
+			t->open_max = (int)n - 1;
+	}
+	for (i = 1; i < n; i++)
+		close(pfd[i].fd);
+	return NULL;
+}
+
+/* Four hosts that never answer, two connecting at a time. */
+START_TEST(test_ssh_max_startups)
+{
+	struct ssh_config	 cfg = test_cfg();
+	struct ssh_job		 job = SSH_JOB_INIT;
+	struct ssh_result	 res[4];
+	struct prov_err		 err = PROV_ERR_INIT;
+	struct ssh_host		 hosts[4];
+	struct test_tarpit	 t = { -1, 0, 0, 0, 0 };
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof sin;
+	pthread_t		 tid;
+	size_t			 i;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t.fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(t.fd, 0);
+	ck_assert_int_eq(bind(t.fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	ck_assert_int_eq(listen(t.fd, 16), 0);
+	ck_assert_int_eq(getsockname(t.fd, (struct sockaddr *)&sin, &len), 0);
+	t.port = ntohs(sin.sin_port);
+	for (i = 0; i < 4; i++)
+		hosts[i] = (struct ssh_host){ test_hosts[i].name, "127.0.0.1",
+		    t.port };
+	ck_assert_int_eq(pthread_create(&tid, NULL, test_tarpit_main, &t), 0);
+	cfg.forks = 4;
+	cfg.max_startups = 2;
+	cfg.connect_timeout_s = 1;
+	cfg.tries = 1;
+	job.command = "true";
+	ck_assert_ok(ssh_run_all(&cfg, hosts, 4, &job, res, NULL, NULL, &err),
+	    &err);
+	t.stop = 1;
+	pthread_join(tid, NULL);
+	close(t.fd);
+	for (i = 0; i < 4; i++) {
+		ck_assert_msg(res[i].status == SSH_TIMEOUT, "%s: %s",
+		    ssh_status_name(res[i].status), res[i].error);
+		ssh_result_release(&res[i]);
+	}
+	ck_assert_int_eq(t.accepted, 4);
+	ck_assert_int_eq(t.open_max, 2);
+}
+END_TEST
+
+/*
  * An unencrypted ed25519 key signs in provision itself (decoded once for
  * every login): the pool tests log in with one; a key the host does not
  * list must still be refused, not signed into.
@@ -752,6 +848,7 @@ ssh_suite(void)
 	tcase_add_test(tc, test_ssh_upload_lent_timeout);
 	tcase_add_test(tc, test_ssh_spill);
 	tcase_add_test(tc, test_ssh_failures);
+	tcase_add_test(tc, test_ssh_max_startups);
 	tcase_add_test(tc, test_ssh_other_key);
 	suite_add_tcase(s, tc);
 	return s;
