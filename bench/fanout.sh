@@ -117,17 +117,24 @@ apply_prepare() {
 	local n=$1 d
 	"$ROOT/bench/apply-plan.sh" "$n" |
 		sed "s/connect_timeout_s: 30/connect_timeout_s: $CONNECT_S/" >"$W/plan.$n.yaml"
+	# the same with every host connecting at once (no max_startups)
+	sed 's/^  forks: 64$/&\n  max_startups: 4096/' "$W/plan.$n.yaml" >"$W/plan-nocap.$n.yaml"
 	rm -rf "$W/dry.$n" "$W/scripts.$n"
 	"$PROVISION" apply --dry-run "$W/dry.$n" --templates "$ROOT/bench/apply-templates" \
 		"$W/plan.$n.yaml" >/dev/null
 	mkdir -p "$W/scripts.$n"
-	# each step in an sh of its own (a step script ends its shell)
+	# Each step in an sh of its own (a step script ends its shell).  A
+	# step exits 100 when it changed something and 101 when it skipped,
+	# as apply reads them; anything else ends the host's script.  The
+	# last line says the host ran every step (counted by peer_check).
 	for d in "$W/dry.$n"/*/; do
 		for f in "$d"*.sh; do
-			printf "sh <<'BENCH_STEP_EOF' || exit 1\n"
+			printf "sh <<'BENCH_STEP_EOF'\n"
 			cat "$f"
 			printf 'BENCH_STEP_EOF\n'
+			printf 'r=$?; [ $r = 0 ] || [ $r = 100 ] || [ $r = 101 ] || exit 1\n'
 		done >"$W/scripts.$n/$(basename "$d").sh"
+		echo 'echo bench-host-done' >>"$W/scripts.$n/$(basename "$d").sh"
 	done
 	# address -> its node's script, for the peers
 	"$PROVISION" ls --json "$W/plan.$n.yaml" | python3 -c '
@@ -139,18 +146,32 @@ for nd in json.load(sys.stdin)["nodes"]:
 	done <"$W/map.$n"
 }
 
+# peer_check SERIES N: every host of a peer's run printed its last line
+peer_check() {
+	local done
+	[[ ${TREE:-0} = 1 ]] && return 0
+	done=$(grep -c 'bench-host-done$' "$W/out.$1.$2" || true)
+	[[ $done = "$2" ]] || echo "fanout.sh: $1 at N=$2: $done of $2 hosts ran every step" >&2
+}
+
 apply_round() {
 	local n=$1 hf
 	hf=$(hosts "$n")
 	rm -rf "${BENCH_RUN_DIRS:?}"/* "$W/state.$n"
 	measure apply-provision "$n" "$PROVISION" apply --plain --templates "$ROOT/bench/apply-templates" \
 		--state-dir "$W/state.$n" -f "$n" "$W/plan.$n.yaml"
+	rm -rf "${BENCH_RUN_DIRS:?}"/* "$W/state.$n"
+	[[ ${TREE:-0} = 1 ]] ||
+	measure apply-provision-nocap "$n" "$PROVISION" apply --plain --templates "$ROOT/bench/apply-templates" \
+		--state-dir "$W/state.$n" -f "$n" "$W/plan-nocap.$n.yaml"
 	rm -rf "${BENCH_RUN_DIRS:?}"/*
 	measure apply-xargs-ssh "$n" xargs -a "$hf" -P "$n" -I{} \
 		sh -c 'ssh -F "$1" "$2" sh -s <"$3/$2.sh"' sh "$FLEET_SSH_CONFIG" {} "$W/scripts.$n"
+	peer_check apply-xargs-ssh "$n"
 	rm -rf "${BENCH_RUN_DIRS:?}"/*
 	measure apply-pdsh "$n" env PDSH_SSH_ARGS="-F $FLEET_SSH_CONFIG -a -x -l%u %h" \
 		pdsh -R ssh -f "$n" -w "^$hf" "sh $W/scripts.$n/%h.sh"
+	peer_check apply-pdsh "$n"
 }
 
 # ----------------------------------------------------------------- copy
@@ -161,6 +182,7 @@ copy_round() {
 	rm -rf "$FLEET_DIR/dst"; mkdir -p "$FLEET_DIR/dst"
 	measure copy-provision "$n" "$PROVISION" exec --hosts "$hf" -p "$FLEET_PORT" \
 		-i "$FLEET_KEY" --known-hosts "$FLEET_KNOWN_HOSTS" -f "$n" \
+		--connect-timeout "$CONNECT_S" \
 		--copy "$W/blob10m.bin" --dest "$FLEET_DIR/dst/blob.bin"
 	rm -rf "$FLEET_DIR/dst"; mkdir -p "$FLEET_DIR/dst"
 	# the same work: temporary name, checksum on the host, atomic rename
