@@ -26,13 +26,16 @@
 # without the relay; the online rows are skipped (t107 checks the image
 # cache).  Run by hand, under the testbed lock (flock -o
 # /tmp/provision-testbed.lock bench/relay.sh); never in make test.
-# Environment: NS ("2 8"), IMAGES, PROVISION, TESTBED_DIR.
+# Environment: NS ("2 8"), MODES (the rows to run, default all four:
+# "online-today online-relay bundle-today bundle-relay"), IMAGES,
+# PROVISION, TESTBED_DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROVISION=${PROVISION:-$ROOT/provision}
 TB=${TESTBED_DIR:-/var/tmp/provision-testbed}
 NS=${NS:-2 8}
+MODES=${MODES:-online-today online-relay bundle-today bundle-relay}
 W=${RELAY_BENCH_DIR:-/tmp/provision-relay-bench}
 EXTRAS="hello, figlet, vim, tmux, rsync, strace"
 TSV=$W/results.tsv
@@ -49,6 +52,8 @@ bench_end() {
 trap bench_end EXIT
 
 die() { echo "relay.sh: $*" >&2; exit 1; }
+
+want() { case " $MODES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # plan N RELAY(0|1): nodes rb-01.. on 127.0.14.1..
 ENGINE=none
@@ -154,12 +159,14 @@ slowest() {	# slowest NAME: the three slowest step results (node step seconds)
 # bundle_runs N: apply --bundle without and with the relay
 bundle_runs() {
 	local n=$1
-	fresh "$W/plan.$n.yaml" "$n"
-	run_apply "bundle.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.yaml"
-	printf 'bundle-today\t%s\tworkstation %s B on the wire, wchar %s B (bundle %s B%s)\twall %.1f s\t%s\n' \
-		"$n" "$WIRE" "$WCHAR" "$bsize" "${isize:+, images $isize B}" "$WALL" \
-		"$(slowest "bundle.$n")" | tee -a "$TSV"
-
+	if want bundle-today; then
+		fresh "$W/plan.$n.yaml" "$n"
+		run_apply "bundle.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.yaml"
+		printf 'bundle-today\t%s\tworkstation %s B on the wire, wchar %s B (bundle %s B%s)\twall %.1f s\t%s\n' \
+			"$n" "$WIRE" "$WCHAR" "$bsize" "${isize:+, images $isize B}" "$WALL" \
+			"$(slowest "bundle.$n")" | tee -a "$TSV"
+	fi
+	want bundle-relay || return 0
 	fresh "$W/plan.$n.relay.yaml" "$n"
 	run_apply "bundle-relay.$n" --bundle "$W/b.$n.tar.zst" "$W/plan.$n.relay.yaml"
 	printf 'bundle-relay\t%s\tworkstation %s B on the wire, wchar %s B (bundle %s B%s)\twall %.1f s\t%s\n' \
@@ -199,18 +206,21 @@ for n in $NS; do
 		bundle_runs "$n"
 		continue
 	fi
-	fresh "$W/plan.$n.yaml" "$n"
-	run_apply "online.$n" "$W/plan.$n.yaml"
-	printf 'online-today\t%s\tupstream %s B\twall %.1f s\t%s\n' "$n" "$(fetched "online.$n")" \
-		"$WALL" "$(slowest "online.$n")" | tee -a "$TSV"
-
-	fresh "$W/plan.$n.relay.yaml" "$n"
-	run_apply "relay.$n" "$W/plan.$n.relay.yaml"
-	# upstream: what apt-cacher-ng fetched, and what the head fetched
-	# itself to install it
-	printf 'online-relay\t%s\tupstream %s B + %s B (served %s B; nodes fetched %s B)\twall %.1f s\t%s\n' "$n" \
-		"$(acng I)" "$(fetched "relay.$n" relay)" "$(acng O)" "$(fetched "relay.$n")" "$WALL" \
-		"$(slowest "relay.$n")" | tee -a "$TSV"
+	if want online-today; then
+		fresh "$W/plan.$n.yaml" "$n"
+		run_apply "online.$n" "$W/plan.$n.yaml"
+		printf 'online-today\t%s\tupstream %s B\twall %.1f s\t%s\n' "$n" "$(fetched "online.$n")" \
+			"$WALL" "$(slowest "online.$n")" | tee -a "$TSV"
+	fi
+	if want online-relay; then
+		fresh "$W/plan.$n.relay.yaml" "$n"
+		run_apply "relay.$n" "$W/plan.$n.relay.yaml"
+		# upstream: what apt-cacher-ng fetched, and what the head
+		# fetched itself to install it
+		printf 'online-relay\t%s\tupstream %s B + %s B (served %s B; nodes fetched %s B)\twall %.1f s\t%s\n' "$n" \
+			"$(acng I)" "$(fetched "relay.$n" relay)" "$(acng O)" "$(fetched "relay.$n")" "$WALL" \
+			"$(slowest "relay.$n")" | tee -a "$TSV"
+	fi
 
 	bundle_runs "$n"
 	"$ROOT/scripts/testbed" down --purge "$W/plan.$n.yaml" >/dev/null 2>&1 || true
