@@ -38,6 +38,7 @@
 #define SSH_AGAIN(r)							\
 	((r) == LIBSSH2_ERROR_EAGAIN || (r) == LIBSSH2_ERROR_BAD_USE)
 
+/* In this order: JUMP_WAIT to AUTH is "connecting" (ssh_conn_starting). */
 enum ssh_cstate {
 	CS_IDLE = 0,
 	CS_RETRY_WAIT,
