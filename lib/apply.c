@@ -371,15 +371,6 @@ struct apply_ctx {
 	struct prov_err			 save_err;
 };
 
-static double
-apply_now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 apply_emit(struct apply_ctx *c, struct apply_event *ev)
 {
@@ -412,7 +403,7 @@ apply_note(struct apply_ctx *c, const char *node, const char *fmt, ...)
 static void
 apply_save(struct apply_ctx *c, int force)
 {
-	double	now = apply_now();
+	double	now = proc_now();
 
 	if (!force && now - c->last_save < APPLY_SAVE_EVERY_S)
 		return;
@@ -628,7 +619,7 @@ apply_sec_add(struct apply_node *an, enum apply_sec_kind kind,
 	s->out = (struct buf)BUF_INIT;
 	s->err = (struct buf)BUF_INIT;
 	s->rc = -1;
-	s->t0 = apply_now();
+	s->t0 = proc_now();
 	return s;
 }
 
@@ -1273,7 +1264,7 @@ apply_settle(struct apply_ctx *c, struct apply_node *an, size_t host)
 {
 	while (an->nsec_done < an->nsec) {
 		struct apply_sec	*s = &an->sec[an->nsec_done];
-		double			 el = apply_now() - s->t0;
+		double			 el = proc_now() - s->t0;
 
 		if (!s->ended[0] || !s->ended[1])
 			return;
@@ -1548,7 +1539,7 @@ apply_done(void *arg, size_t host, const struct ssh_job *job,
 		return;
 	/* The job ended inside a part: that part failed. */
 	s = &an->sec[an->nsec_done];
-	el = apply_now() - s->t0;
+	el = proc_now() - s->t0;
 	if (r->status != SSH_OK && r->status != SSH_FAILED) {
 		/*
 		 * No exit status: the session failed or the command hung.

@@ -176,6 +176,15 @@ proc_release(struct proc *p)
 	strvec_clear(&p->env);
 }
 
+double
+proc_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void
 proc_sleep(double s)
 {

@@ -48,6 +48,9 @@ int	proc_run(struct proc *p);
 /* Free args and env; p can be run again after new args. */
 void	proc_release(struct proc *p);
 
+/* Seconds on the monotonic clock: for deadlines and durations. */
+double	proc_now(void);
+
 /* Sleep S seconds (fractions too), through signals that interrupt it. */
 void	proc_sleep(double s);
 

@@ -20,15 +20,6 @@
 #define REBOOT_POLL_S		5.0
 #define REBOOT_CONNECT_S	10
 
-static double
-reboot_now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 size_t
 reboot_batches(const struct reboot_node *nodes, size_t n, long parallel,
     size_t *order, size_t *sizes)
@@ -69,7 +60,7 @@ reboot_finish(const struct reboot_opts *o, struct reboot_node *rn,
 	rn->res = res;
 	free(rn->msg);
 	rn->msg = msg;
-	rn->elapsed = t0 > 0 ? reboot_now() - t0 : 0;
+	rn->elapsed = t0 > 0 ? proc_now() - t0 : 0;
 	reboot_emit(o, REBOOT_EV_DONE, rn);
 }
 
@@ -176,7 +167,7 @@ reboot_batch_start(struct reboot_batch *b, size_t *left, struct prov_err *err)
 		if (b->res[i].status == SSH_OK &&
 		    reboot_parse(&b->res[i].out, w->old, sizeof w->old,
 		        &rest) == 0) {
-			w->t0 = reboot_now();
+			w->t0 = proc_now();
 			rn->res = REBOOT_PENDING;
 			reboot_emit(b->o, REBOOT_EV_START, rn);
 			(*left)++;
@@ -252,7 +243,7 @@ reboot_batch_round(struct reboot_batch *b, double deadline, size_t *left,
 			b->hosts[k].addr = b->nodes[b->idx[i]].addr;
 			b->map[k++] = i;
 		}
-	wait_s = (long)(deadline - reboot_now()) + 1;
+	wait_s = (long)(deadline - proc_now()) + 1;
 	snprintf(call, sizeof call, "reboot_wait %ld", wait_s);
 	reboot_job(&b->job, &b->in, b->o->script, call);
 	b->job.timeout_s = wait_s + 30;
@@ -300,12 +291,12 @@ reboot_batch(struct reboot_node *nodes, const size_t *idx, size_t nb,
 	if (b.cfg.connect_timeout_s <= 0 ||
 	    b.cfg.connect_timeout_s > REBOOT_CONNECT_S)
 		b.cfg.connect_timeout_s = REBOOT_CONNECT_S;
-	deadline = reboot_now() + (double)o->timeout_s;
+	deadline = proc_now() + (double)o->timeout_s;
 	while (left > 0) {
 		if (o->interrupted != NULL && *o->interrupted)
 			break;
 		proc_sleep(poll);
-		if (reboot_now() >= deadline)
+		if (proc_now() >= deadline)
 			break;
 		if (reboot_batch_round(&b, deadline, &left, err) != 0)
 			goto out;

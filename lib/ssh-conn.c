@@ -38,7 +38,7 @@ ssh_conn_job_done(struct ssh_conn *c)
 	struct ssh_pool		*p = c->pool;
 	const struct ssh_job	*job = c->job, *next = NULL;
 
-	c->res.elapsed_s = ssh_now() - c->job_start;
+	c->res.elapsed_s = proc_now() - c->job_start;
 	ssh_conn_job_files_release(c);
 	c->has_job = 0;
 	c->job = NULL;
@@ -50,7 +50,7 @@ ssh_conn_job_done(struct ssh_conn *c)
 	if (next != NULL) {
 		c->job = next;
 		c->has_job = 1;
-		c->job_start = ssh_now();
+		c->job_start = proc_now();
 		c->st = CS_JOB;
 		c->js = JS_START;
 		c->again = 1;
@@ -170,7 +170,7 @@ ssh_conn_connect_failed(struct ssh_conn *c, const char *why)
 	c->tries++;
 	if (c->tries < p->cfg.tries) {
 		c->st = CS_RETRY_WAIT;
-		c->wake = ssh_now() + 0.5 * (double)(1 << (c->tries - 1));
+		c->wake = proc_now() + 0.5 * (double)(1 << (c->tries - 1));
 		return 0;
 	}
 	if (c->is_jump)
@@ -225,7 +225,7 @@ ssh_conn_tcp(struct ssh_conn *c)
 			setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt,
 			    sizeof cnt);
 		}
-		c->deadline = ssh_now() + (double)p->cfg.connect_timeout_s;
+		c->deadline = proc_now() + (double)p->cfg.connect_timeout_s;
 		if (connect(c->fd, (struct sockaddr *)&c->sa, c->salen) == 0) {
 			c->st = CS_HANDSHAKE;
 			c->deadline = 0;
@@ -239,7 +239,7 @@ ssh_conn_tcp(struct ssh_conn *c)
 		return 0;
 	}
 	if (c->revents == 0) {
-		if (c->deadline > 0 && ssh_now() >= c->deadline) {
+		if (c->deadline > 0 && proc_now() >= c->deadline) {
 			e = ETIMEDOUT;
 			goto failed;
 		}
@@ -313,14 +313,14 @@ ssh_conn_tunnel(struct ssh_conn *c)
 		return 0;
 	if (p->tun_opener == NULL) {
 		p->tun_opener = c;
-		c->deadline = ssh_now() + (double)p->cfg.connect_timeout_s;
+		c->deadline = proc_now() + (double)p->cfg.connect_timeout_s;
 	}
 	ch = libssh2_channel_direct_tcpip_ex(j->sess, c->addr, (int)c->port,
 	    "127.0.0.1", 22);
 	if (ch == NULL) {
 		e = libssh2_session_last_errno(j->sess);
 		if (SSH_AGAIN(e)) {
-			if (c->deadline > 0 && ssh_now() >= c->deadline) {
+			if (c->deadline > 0 && proc_now() >= c->deadline) {
 				/* The open stays in flight: drain it later. */
 				p->tun_opener = NULL;
 				p->tun_orphan = 1;
@@ -534,11 +534,11 @@ ssh_conn_handshake(struct ssh_conn *c)
 		libssh2_session_method_pref(c->sess, LIBSSH2_METHOD_HOSTKEY,
 		    prefs);
 		free(prefs);
-		c->deadline = ssh_now() + (double)p->cfg.connect_timeout_s;
+		c->deadline = proc_now() + (double)p->cfg.connect_timeout_s;
 	}
 	r = libssh2_session_handshake(c->sess, c->fd);
 	if (r == LIBSSH2_ERROR_EAGAIN) {
-		if (ssh_now() >= c->deadline) {
+		if (proc_now() >= c->deadline) {
 			const char	*banner =
 			    libssh2_session_banner_get(c->sess);
 
@@ -575,7 +575,7 @@ ssh_conn_handshake(struct ssh_conn *c)
 	if (ssh_conn_check_hostkey(c) != 0)
 		return 0;
 	c->st = CS_AUTH_LIST;
-	c->deadline = ssh_now() + (double)p->cfg.connect_timeout_s;
+	c->deadline = proc_now() + (double)p->cfg.connect_timeout_s;
 	return 1;
 }
 
@@ -620,7 +620,7 @@ ssh_conn_auth_list(struct ssh_conn *c)
 			return 1;
 		}
 		if (ssh_last_again(c->sess)) {
-			if (ssh_now() >= c->deadline) {
+			if (proc_now() >= c->deadline) {
 				ssh_conn_fail(c, SSH_TIMEOUT, "no answer to "
 				    "authentication from %s within %lds",
 				    c->name, c->pool->cfg.connect_timeout_s);
@@ -723,7 +723,7 @@ ssh_conn_auth(struct ssh_conn *c)
 	struct ssh_pool	*p = c->pool;
 	int		 r, ok;
 
-	if (ssh_now() >= c->deadline) {
+	if (proc_now() >= c->deadline) {
 		ssh_conn_fail(c, SSH_TIMEOUT, "authentication with %s did not "
 		    "finish within %lds", c->name, p->cfg.connect_timeout_s);
 		return 0;
@@ -793,7 +793,7 @@ ssh_conn_start_close(struct ssh_conn *c)
 		return;
 	}
 	c->st = CS_CLOSING;
-	c->deadline = ssh_now() + SSH_CLOSE_WAIT;
+	c->deadline = proc_now() + SSH_CLOSE_WAIT;
 	c->again = 1;
 }
 
@@ -803,7 +803,7 @@ ssh_conn_closing(struct ssh_conn *c)
 	int	r;
 
 	r = libssh2_session_disconnect(c->sess, "done");
-	if (SSH_AGAIN(r) && ssh_now() < c->deadline)
+	if (SSH_AGAIN(r) && proc_now() < c->deadline)
 		return ssh_conn_wait(c);
 	ssh_conn_abort(c);
 	return 0;
@@ -819,7 +819,7 @@ ssh_conn_dispatch(struct ssh_conn *c)
 		return 0;
 	case CS_RETRY_WAIT:
 		c->events = 0;
-		if (ssh_now() < c->wake)
+		if (proc_now() < c->wake)
 			return 0;
 		c->st = c->pool->jump != NULL && !c->is_jump ? CS_JUMP_WAIT :
 		    CS_CONNECT;

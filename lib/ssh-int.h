@@ -20,6 +20,7 @@
 #include <openssl/types.h>
 
 #include "buf.h"
+#include "proc.h"
 #include "ssh.h"
 #include "strvec.h"
 
@@ -295,7 +296,6 @@ struct ssh_pool {
 };
 
 /* Shared by the parts (each defined where its comment says more). */
-double	ssh_now(void);
 const char	*ssh_liberr(LIBSSH2_SESSION *s);
 int	ssh_last_again(LIBSSH2_SESSION *s);
 void	ssh_set_nonblock(int fd);

@@ -222,7 +222,7 @@ ssh_conn_ch_step(struct ssh_conn *c)
 		 */
 		if ((c->eof_sent || (c->feed_open && c->inoff == c->inlen &&
 		    c->feed.len == 0)) && !(c->events & POLLOUT)) {
-			double	now = ssh_now();
+			double	now = proc_now();
 
 			if (c->ka_next == 0)
 				c->ka_next = now + (double)c->pool->cfg.keepalive_s;
@@ -650,7 +650,7 @@ ssh_job_start(struct ssh_conn *c)
 	c->res.exit_code = -1;
 	c->job_deadline = 0;
 	if (j->timeout_s > 0 || p->cfg.command_timeout_s > 0)
-		c->job_deadline = ssh_now() + (double)(j->timeout_s > 0 ?
+		c->job_deadline = proc_now() + (double)(j->timeout_s > 0 ?
 		    j->timeout_s : p->cfg.command_timeout_s);
 	c->wrapped = p->cfg.become && strcmp(c->user, "root") != 0;
 	c->js = ssh_conn_next_step(c, JS_START);
@@ -1122,7 +1122,7 @@ ssh_conn_job(struct ssh_conn *c)
 	struct ssh_pool		*p = c->pool;
 	const struct ssh_job	*j = c->job;
 
-	if (c->job_deadline > 0 && ssh_now() >= c->job_deadline &&
+	if (c->job_deadline > 0 && proc_now() >= c->job_deadline &&
 	    c->js != JS_END) {
 		ssh_res_error(c, SSH_TIMEOUT, "still running after %lds",
 		    j->timeout_s > 0 ? j->timeout_s : p->cfg.command_timeout_s);

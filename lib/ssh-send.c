@@ -71,7 +71,7 @@ ssh_sender_main(void *arg)
 		pthread_mutex_unlock(&p->slock);
 		if (quit)
 			break;
-		now = ssh_now();
+		now = proc_now();
 		due = 0;
 		np = 0;
 		ssh_sender_pfd(s, &np, s->wake[0], POLLIN);

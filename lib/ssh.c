@@ -36,15 +36,6 @@
 #include "knownhosts.h"
 #include "plan.h"
 #include "ssh-int.h"
-double
-ssh_now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *
 ssh_status_name(enum ssh_status s)
 {
@@ -525,7 +516,10 @@ ssh_pool_schedule(struct ssh_pool *p)
 {
 	size_t	starting = 0, i;
 
-	if (p->cursor < p->n)
+	/* Counted only when a host could be given a job: every turn of the
+	   loop comes here, most of them with forks busy. */
+	if (!p->stop_new && p->active < (size_t)p->cfg.forks &&
+	    p->cursor < p->n)
 		for (i = 0; i < p->n; i++)
 			starting += ssh_conn_starting(&p->c[i]);
 	while (!p->stop_new && p->active < (size_t)p->cfg.forks &&
@@ -551,7 +545,7 @@ ssh_pool_schedule(struct ssh_pool *p)
 		ssh_result_init(&c->res);
 		c->job = j;
 		c->has_job = 1;
-		c->job_start = ssh_now();
+		c->job_start = proc_now();
 		c->again = 1;
 		if (c->st == CS_CLOSING)
 			ssh_conn_abort(c);
@@ -619,7 +613,7 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 {
 	struct ssh_conn	*j = p->jump;
 	size_t		 np = 0, i;
-	double		 now = ssh_now(), due = 0;
+	double		 now = proc_now(), due = 0;
 	int		 timeout, any_again = 0, r, jump_ready = 0;
 	int		 given_back = 0;
 
@@ -693,7 +687,7 @@ ssh_pool_turn(struct ssh_pool *p, struct prov_err *err)
 	/* A send thread writes its byte after listing the host. */
 	if (given_back)
 		ssh_pool_take_back(p);
-	now = ssh_now();
+	now = proc_now();
 	if (j != NULL && (j->again || j->revents ||
 	    (j->deadline > 0 && now >= j->deadline) ||
 	    (j->st == CS_RETRY_WAIT && now >= j->wake)))
@@ -779,7 +773,7 @@ ssh_pool_feed(struct ssh_pool *p, size_t host, const void *data, size_t len,
 	/* what is fed is a new command for the timeout (not while lent:
 	   its send thread reads the deadline, and no command runs yet) */
 	if (c->job_deadline > 0 && !c->lent)
-		c->job_deadline = ssh_now() + (double)(c->job->timeout_s > 0 ?
+		c->job_deadline = proc_now() + (double)(c->job->timeout_s > 0 ?
 		    c->job->timeout_s : p->cfg.command_timeout_s);
 	c->again = 1;
 	return 0;
